@@ -1,0 +1,67 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import { registerErrorHandling } from './errors.js';
+import { validatorCompiler } from './validation.js';
+import { dbPlugin } from './plugins/db.js';
+import { authPlugin } from './plugins/auth.js';
+import { apiRoutes } from './routes.js';
+
+/** decisions.md: a JSON body over 16 MiB is 413. */
+export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
+
+export type App = FastifyInstance;
+
+export interface BuildOptions {
+  /** Pino options or `false`; tests pass their own to capture or silence logs. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+/**
+ * Builds the whole service for a configuration without listening (STYLE.md, habit 1): plugins
+ * in a fixed order (database, auth, then the API), one error handler, one validator setup.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    // A hop count is valid at runtime though Fastify's typings omit numbers.
+    trustProxy: config.trustProxy as boolean | string,
+    bodyLimit: JSON_BODY_LIMIT,
+    // Per-request info lines cost ~15% CPU on hot GETs (PERFORMANCE-NOTES.md): debug only.
+    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+  acceptEmptyJsonBodies(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+  });
+
+  await app.register(dbPlugin, { dataDir: config.dataDir });
+  await app.register(authPlugin, config);
+  await app.register(apiRoutes, { prefix: '/api' });
+  return app;
+}
+
+/**
+ * A bodiless POST sent with `Content-Type: application/json` (logout, tag links) is common
+ * client behaviour; treat the empty body as absent instead of failing it. Routes that need a
+ * body still reject `undefined` through their schema.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Only JSON (and, where a route says so, multipart) is accepted: anything else is 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}

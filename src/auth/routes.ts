@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requestToken, TOKEN_COOKIE } from '../plugins/auth.js';
+import { errorResponses, MessageBody } from '../schemas/common.js';
+import { LoginBody, LoginResponse } from '../schemas/auth.js';
+import { TOKEN_LIFETIME_SECONDS } from './tokens.js';
+
+/** Spec 4.1: login (the one public route), logout and verify. */
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/auth/login',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in with the application password',
+        body: LoginBody,
+        response: { 200: LoginResponse, ...errorResponses(400, 401, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const token = await app.auth.login(request.body.password, request.ip);
+      reply.setCookie(TOKEN_COOKIE, token, app.tokenCookieOptions(request, TOKEN_LIFETIME_SECONDS));
+      return { message: 'Login successful', token };
+    },
+  );
+
+  // Needs no valid token (decisions.md): always clears the cookie, and revokes a valid token.
+  app.post(
+    '/auth/logout',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Log out: revoke the token and clear the cookie',
+        response: { 200: MessageBody },
+      },
+    },
+    async (request, reply) => {
+      app.auth.logout(requestToken(request));
+      reply.clearCookie(TOKEN_COOKIE, { ...app.tokenCookieOptions(request, 0) });
+      return { message: 'Logged out' };
+    },
+  );
+
+  app.get(
+    '/auth/verify',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['auth'],
+        summary: 'Check that the token is valid',
+        response: { 200: MessageBody, ...errorResponses(401) },
+      },
+    },
+    async () => ({ message: 'Token is valid' }),
+  );
+};

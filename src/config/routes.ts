@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { SANITIZATION_DESCRIPTION, SANITIZATION_POLICY } from '../lib/html/policy.js';
+import { errorResponses } from '../schemas/common.js';
+import { HtmlSanitizationConfig } from '../schemas/config.js';
+
+/** The response never changes while the process runs, so it is built once. */
+const HTML_SANITIZATION = {
+  allowedTags: [...SANITIZATION_POLICY.allowedTags],
+  allowedAttributes: Object.fromEntries(
+    Object.entries(SANITIZATION_POLICY.allowedAttributes).map(([tag, names]) => [tag, [...names]]),
+  ),
+  allowedCssProperties: [...SANITIZATION_POLICY.allowedCssProperties],
+  removedAttributes: Object.fromEntries(
+    Object.entries(SANITIZATION_POLICY.removedAttributes).map(([tag, names]) => [tag, [...names]]),
+  ),
+  description: SANITIZATION_DESCRIPTION,
+};
+
+/** Spec 4.8: the sanitizer's settings, from the same definition the sanitizer is built from. */
+export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/config/html-sanitization',
+    {
+      schema: {
+        tags: ['config'],
+        summary: 'The HTML sanitization settings applied to story bodies',
+        response: { 200: HtmlSanitizationConfig, ...errorResponses(401) },
+      },
+    },
+    async () => HTML_SANITIZATION,
+  );
+};

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema.js';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export const DATABASE_FILE_NAME = 'library.db';
+
+/**
+ * Opens (creating if needed) the library database with the pragmas every connection needs:
+ * WAL so readers never wait for the writer, foreign keys on (SQLite defaults them off), a busy
+ * timeout so a second process (backup, set-password) waits instead of failing, and
+ * `synchronous=NORMAL`, which in WAL mode is still durable against application crashes.
+ */
+export function openDatabase(file: string): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const client = new Database(file);
+  try {
+    client.pragma('journal_mode = WAL');
+    client.pragma('foreign_keys = ON');
+    client.pragma('busy_timeout = 5000');
+    client.pragma('synchronous = NORMAL');
+    return drizzle({ client, schema });
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+}
+
+/** Applies pending migrations in one transaction: a failure leaves the database as it was. */
+export function applyMigrations(db: Db): void {
+  migrate(db, { migrationsFolder: findMigrationsFolder() });
+}
+
+/** Checkpoints the WAL into the main file and closes, so a stopped data folder is one file. */
+export function closeDatabase(db: Db): void {
+  const client = db.$client;
+  if (!client.open) return;
+  try {
+    client.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    client.close();
+  }
+}
+
+/** The committed migrations, found relative to this file both from `src/` and `dist/src/`. */
+export function findMigrationsFolder(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 5; depth += 1) {
+    const candidate = path.join(dir, 'drizzle');
+    if (fs.existsSync(path.join(candidate, 'meta', '_journal.json'))) return candidate;
+    dir = path.dirname(dir);
+  }
+  throw new Error('The drizzle/ migrations folder was not found next to the application');
+}

@@ -1,0 +1,155 @@
+/**
+ * Every table of the library, in one place (STYLE.md). Migrations in `drizzle/` are generated
+ * from this file by drizzle-kit; the derived-count triggers live in a custom migration.
+ *
+ * Conventions:
+ * - `id` is the public UUID; stories and authors also carry `seq`, an INTEGER PRIMARY KEY
+ *   (SQLite's rowid), so the full-text index can key on a stable integer.
+ * - Timestamps are ISO 8601 UTC strings with milliseconds: they sort correctly as text.
+ * - `nameKey` is the trimmed, Unicode-lowercased name: the unique key for "unique
+ *   case-insensitively" (SQLite's NOCASE only folds ASCII).
+ * - `storyCount`, `ratedStoryCount` and `ratingSum` are maintained by triggers in the same
+ *   transaction as every link change, so counts and sorts by them never scan the stories table.
+ */
+import { sql } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const authors = sqliteTable(
+  'authors',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    name: text('name').notNull(),
+    nameKey: text('name_key').notNull(),
+    notes: text('notes'),
+    avatarImagePath: text('avatar_image_path'),
+    rating: integer('rating'),
+    storyCount: integer('story_count').notNull().default(0),
+    ratedStoryCount: integer('rated_story_count').notNull().default(0),
+    ratingSum: integer('rating_sum').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('authors_id_unique').on(t.id),
+    uniqueIndex('authors_name_key_unique').on(t.nameKey),
+    index('authors_created_at_idx').on(t.createdAt, t.id),
+    index('authors_updated_at_idx').on(t.updatedAt, t.id),
+    index('authors_rating_idx').on(t.rating, t.id),
+    index('authors_story_count_idx').on(t.storyCount, t.id),
+    index('authors_avatar_idx').on(t.avatarImagePath),
+    check('authors_rating_range', sql`${t.rating} IS NULL OR ${t.rating} BETWEEN 1 AND 5`),
+  ],
+);
+
+export const authorUrls = sqliteTable(
+  'author_urls',
+  {
+    authorId: text('author_id')
+      .notNull()
+      .references(() => authors.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    url: text('url').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.authorId, t.position] })],
+);
+
+export const series = sqliteTable(
+  'series',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    nameKey: text('name_key').notNull(),
+    description: text('description'),
+    storyCount: integer('story_count').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('series_name_key_unique').on(t.nameKey),
+    index('series_created_at_idx').on(t.createdAt, t.id),
+    index('series_story_count_idx').on(t.storyCount, t.id),
+  ],
+);
+
+export const tags = sqliteTable(
+  'tags',
+  {
+    id: text('id').primaryKey(),
+    /** Stored lowercased (spec 2.4), so the name is its own case-insensitive key. */
+    name: text('name').notNull(),
+    storyCount: integer('story_count').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('tags_name_unique').on(t.name),
+    index('tags_created_at_idx').on(t.createdAt, t.id),
+    index('tags_story_count_idx').on(t.storyCount, t.name),
+  ],
+);
+
+export const stories = sqliteTable(
+  'stories',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    title: text('title').notNull(),
+    summary: text('summary'),
+    description: text('description'),
+    contentHtml: text('content_html'),
+    contentPlain: text('content_plain'),
+    sourceUrl: text('source_url'),
+    coverPath: text('cover_path'),
+    wordCount: integer('word_count').notNull().default(0),
+    rating: integer('rating'),
+    volume: integer('volume'),
+    authorId: text('author_id').references(() => authors.id, { onDelete: 'set null' }),
+    seriesId: text('series_id').references(() => series.id, { onDelete: 'set null' }),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('stories_id_unique').on(t.id),
+    index('stories_created_at_idx').on(t.createdAt, t.id),
+    index('stories_updated_at_idx').on(t.updatedAt, t.id),
+    index('stories_title_idx').on(sql`${t.title} COLLATE NOCASE`, t.id),
+    index('stories_rating_idx').on(t.rating, t.createdAt, t.id),
+    index('stories_word_count_idx').on(t.wordCount, t.id),
+    index('stories_volume_idx').on(t.volume, t.id),
+    index('stories_author_idx').on(t.authorId, t.createdAt, t.id),
+    index('stories_series_idx').on(t.seriesId, t.volume, t.createdAt),
+    index('stories_cover_idx').on(t.coverPath),
+    check('stories_rating_range', sql`${t.rating} IS NULL OR ${t.rating} BETWEEN 1 AND 5`),
+    check('stories_volume_range', sql`${t.volume} IS NULL OR ${t.volume} >= 0`),
+  ],
+);
+
+export const storyTags = sqliteTable(
+  'story_tags',
+  {
+    storyId: text('story_id')
+      .notNull()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    tagId: text('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.storyId, t.tagId] }), index('story_tags_tag_idx').on(t.tagId, t.storyId)],
+);
+
+/** Logged-out tokens, kept until they would have expired anyway (decisions.md, beyond). */
+export const revokedTokens = sqliteTable(
+  'revoked_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    /** Unix seconds: the token's own `exp`. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('revoked_tokens_expires_idx').on(t.expiresAt)],
+);
+
+export type AuthorRow = typeof authors.$inferSelect;
+export type SeriesRow = typeof series.$inferSelect;
+export type TagRow = typeof tags.$inferSelect;
+export type StoryRow = typeof stories.$inferSelect;

@@ -1,0 +1,203 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export type ErrorDetails = Record<string, string>;
+
+/** An error meant for the client: its status, message and per-field details are sent as is. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly details?: ErrorDetails,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequest extends HttpError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(400, message, details);
+  }
+}
+
+/** Shorthand for the common "one field is wrong" validation failure. */
+export function invalidField(field: string, message: string): BadRequest {
+  return new BadRequest('Validation failed', { [field]: message });
+}
+
+export class Unauthorized extends HttpError {
+  constructor(message = 'Authentication required') {
+    super(401, message);
+  }
+}
+
+export class NotFound extends HttpError {
+  constructor(message: string) {
+    super(404, message);
+  }
+}
+
+export class Conflict extends HttpError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(409, message, details);
+  }
+}
+
+export class TooLarge extends HttpError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(413, message, details);
+  }
+}
+
+export class UnsupportedType extends HttpError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(415, message, details);
+  }
+}
+
+export class TooManyRequests extends HttpError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, message);
+  }
+}
+
+interface ErrorBody {
+  error: string;
+  details?: ErrorDetails;
+  requestId?: string;
+}
+
+/** Fastify's own error codes that have a fixed client-facing meaning. */
+const FASTIFY_CODES: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The request body is empty; JSON was expected' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Malformed JSON in the request body' },
+  FST_ERR_CTP_INSTANCE_ALREADY_STARTED: { status: 500, message: 'Internal server error' },
+  FST_ERR_INVALID_URL: { status: 400, message: 'Invalid URL' },
+  FST_REQ_FILE_TOO_LARGE: { status: 413, message: 'The uploaded file is too large' },
+  FST_PARTS_LIMIT: { status: 413, message: 'Too many parts in the multipart body' },
+  FST_FILES_LIMIT: { status: 413, message: 'Too many files in the multipart body' },
+  FST_FIELDS_LIMIT: { status: 413, message: 'Too many fields in the multipart body' },
+  FST_PROTO_VIOLATION: { status: 400, message: 'Prototype pollution attempt in the request' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, message: 'A multipart/form-data body was expected' },
+  FST_ERR_MULTIPART_CONTENT_TYPE: { status: 415, message: 'A multipart/form-data body was expected' },
+  FST_ERR_JWT_NO_AUTHORIZATION_IN_COOKIE: { status: 401, message: 'Authentication required' },
+};
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Turns Ajv's errors into `details`: one human-readable message per offending top-level field
+ * (body property, query or path parameter), as decisions.md asks.
+ */
+export function validationDetails(issues: readonly ValidationIssue[]): ErrorDetails {
+  const details: ErrorDetails = {};
+  for (const issue of issues) {
+    const segments = issue.instancePath.split('/').filter((segment) => segment !== '');
+    let field = segments[0];
+    if (field === undefined && typeof issue.params.missingProperty === 'string') field = issue.params.missingProperty;
+    if (field === undefined && typeof issue.params.additionalProperty === 'string') {
+      field = issue.params.additionalProperty;
+    }
+    field = field === undefined ? 'body' : decodeJsonPointer(field);
+    if (details[field] !== undefined) continue;
+    details[field] = describeIssue(issue, segments.length > 1);
+  }
+  return details;
+}
+
+function decodeJsonPointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function describeIssue(issue: ValidationIssue, nested: boolean): string {
+  const where = nested ? 'an item ' : '';
+  switch (issue.keyword) {
+    case 'required':
+      return 'is required';
+    case 'maxLength':
+      return `${where}must be at most ${String(issue.params.limit)} characters long`;
+    case 'minLength':
+      return issue.params.limit === 1 ? `${where}must not be empty` : `${where}must be at least ${String(issue.params.limit)} characters long`;
+    case 'minimum':
+      return `${where}must be at least ${String(issue.params.limit)}`;
+    case 'maximum':
+      return `${where}must be at most ${String(issue.params.limit)}`;
+    case 'format':
+      return issue.params.format === 'uuid' ? `${where}must be a UUID` : `${where}must be a valid ${String(issue.params.format)}`;
+    case 'type':
+      return `${where}must be ${article(String(issue.params.type))}`;
+    case 'enum':
+    case 'anyOf':
+      return issue.message === undefined ? 'has an invalid value' : `${where}${issue.message}`;
+    case 'maxItems':
+      return `must have at most ${String(issue.params.limit)} items`;
+    case 'additionalProperties':
+      return 'is not a known field';
+    default:
+      return issue.message === undefined ? 'is invalid' : `${where}${issue.message}`;
+  }
+}
+
+function article(type: string): string {
+  const readable = type.replace(/,/g, ' or ');
+  return /^[aeiou]/.test(readable) ? `an ${readable}` : `a ${readable}`;
+}
+
+function send(reply: FastifyReply, status: number, body: ErrorBody): void {
+  if (!reply.sent) reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * The one error handler: typed service errors, schema validation errors and Fastify's own codes
+ * become `{error, details?}`; anything else is a bug, logged with its cause and answered with a
+ * 500 that carries only the request id (never a stack trace).
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof TooManyRequests) {
+      reply.header('Retry-After', String(error.retryAfterSeconds));
+    }
+    if (error instanceof HttpError) {
+      const body: ErrorBody = { error: error.message };
+      if (error.details !== undefined) body.details = error.details;
+      send(reply, error.statusCode, body);
+      return;
+    }
+    if (error.validation !== undefined) {
+      send(reply, 400, { error: 'Validation failed', details: validationDetails(error.validation) });
+      return;
+    }
+    const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
+    if (known !== undefined && known.status < 500) {
+      send(reply, known.status, { error: known.message });
+      return;
+    }
+    if (error instanceof SyntaxError || (error.statusCode === 400 && error.code === undefined)) {
+      send(reply, 400, { error: 'Malformed JSON in the request body' });
+      return;
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      send(reply, status, { error: error.message });
+      return;
+    }
+    request.log.error({ err: error }, 'request failed');
+    send(reply, 500, { error: 'Internal server error', requestId: String(request.id) });
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const route = (request.url.split('?')[0] ?? '').slice(0, 200);
+    send(reply, 404, { error: `Route ${request.method} ${route} not found` });
+  });
+}

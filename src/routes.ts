@@ -1,0 +1,24 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { authRoutes } from './auth/routes.js';
+import { authorRoutes } from './authors/routes.js';
+import { configRoutes } from './config/routes.js';
+import { seriesRoutes } from './series/routes.js';
+import { storyRoutes } from './stories/routes.js';
+import { tagRoutes } from './tags/routes.js';
+
+/**
+ * Everything under `/api`. Login and logout are public; every other route sits in a scope whose
+ * onRequest hook demands a valid token, so a new route is protected unless it is put here on
+ * purpose. (Unknown routes fall through to the 404 handler, token or not.)
+ */
+export const apiRoutes: FastifyPluginAsync = async (app) => {
+  await app.register(authRoutes);
+  await app.register(async (protectedScope) => {
+    protectedScope.addHook('onRequest', protectedScope.authenticate);
+    await protectedScope.register(storyRoutes);
+    await protectedScope.register(authorRoutes);
+    await protectedScope.register(tagRoutes);
+    await protectedScope.register(seriesRoutes);
+    await protectedScope.register(configRoutes);
+  });
+};

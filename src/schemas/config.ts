@@ -1,0 +1,11 @@
+import { Type } from '@sinclair/typebox';
+
+const NamesByTag = Type.Record(Type.String(), Type.Array(Type.String()));
+
+export const HtmlSanitizationConfig = Type.Object({
+  allowedTags: Type.Array(Type.String()),
+  allowedAttributes: NamesByTag,
+  allowedCssProperties: Type.Array(Type.String()),
+  removedAttributes: NamesByTag,
+  description: Type.String(),
+});

@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, limitQuery, Paged, SearchText, sortedPageQuery, Uuid } from './common.js';
+
+export const TAG_NAME_MAX = 100;
+
+export const TagDto = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  storyCount: Type.Integer(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type TagDto = Static<typeof TagDto>;
+
+export const TagPage = Paged(TagDto);
+
+export const TAG_SORT_KEYS = ['name', 'createdAt', 'storyCount'] as const;
+export type TagSortKey = (typeof TAG_SORT_KEYS)[number];
+
+export const TagListQuery = sortedPageQuery(TAG_SORT_KEYS);
+export type TagListQuery = Static<typeof TagListQuery>;
+
+export const TagSearchQuery = sortedPageQuery(TAG_SORT_KEYS, { query: SearchText });
+export type TagSearchQuery = Static<typeof TagSearchQuery>;
+
+export const TagAutocompleteQuery = limitQuery(10, { query: Type.String({ maxLength: TAG_NAME_MAX }) });
+export const TagPopularQuery = limitQuery(20);
+
+const TagName = Type.String({ maxLength: TAG_NAME_MAX });
+
+export const TagCreateBody = Type.Object({ name: TagName });
+export type TagCreateBody = Static<typeof TagCreateBody>;
+
+export const TagUpdateBody = Type.Object({ name: Type.Optional(TagName) });
+export type TagUpdateBody = Static<typeof TagUpdateBody>;
+
+export const TagStats = Type.Object({
+  totalTags: Type.Integer(),
+  usedTags: Type.Integer(),
+  unusedTags: Type.Integer(),
+});
