@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { authRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { configRoutes } from './config/routes.js';
+import { fileRoutes } from './files/routes.js';
+import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { storyRoutes } from './stories/routes.js';
 import { tagRoutes } from './tags/routes.js';
@@ -19,6 +21,8 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(authorRoutes);
     await protectedScope.register(tagRoutes);
     await protectedScope.register(seriesRoutes);
+    await protectedScope.register(searchRoutes);
+    await protectedScope.register(fileRoutes);
     await protectedScope.register(configRoutes);
   });
 };

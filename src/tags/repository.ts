@@ -1,13 +1,11 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/open.js';
+import type { DbOrTx } from '../db/transaction.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
 import { likeContains, likePrefix } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { TagSortKey } from '../schemas/tag.js';
 
-/** A Drizzle database or the transaction handed to `db.transaction()`. */
-export type DbOrTx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'run' | 'get' | 'all'>;
 
 const SORT_COLUMNS = { name: tags.name, createdAt: tags.createdAt, storyCount: tags.storyCount } as const;
 

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import type { TagRow } from '../db/schema.js';
+import { writeTransaction } from '../db/transaction.js';
 import { Conflict, invalidField, NotFound } from '../errors.js';
 import { nameKey } from '../lib/names.js';
 import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
@@ -40,14 +41,14 @@ export function listTags(db: Db, query: TagListQuery | TagSearchQuery): PageOf<T
 /** Creates a tag; a name already taken (case-insensitively) is a 409. */
 export function createTag(db: Db, rawName: string): TagDto {
   const name = cleanTagName(rawName);
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     if (repo.tagNameTaken(tx, name)) throw nameConflict(name);
     return presentTag(repo.insertTag(tx, name));
   });
 }
 
 export function updateTag(db: Db, id: string, rawName: string | undefined): TagDto {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const current = repo.findTagById(tx, id);
     if (current === undefined) throw tagNotFound(id);
     if (rawName === undefined) return presentTag(current);
@@ -60,7 +61,9 @@ export function updateTag(db: Db, id: string, rawName: string | undefined): TagD
 
 /** Deletes the tag; its links to stories go with it (foreign-key cascade). */
 export function deleteTag(db: Db, id: string): void {
-  if (!repo.deleteTag(db, id)) throw tagNotFound(id);
+  writeTransaction(db, (tx) => {
+    if (!repo.deleteTag(tx, id)) throw tagNotFound(id);
+  });
 }
 
 export function autocompleteTags(db: Db, text: string, limit: number): TagDto[] {
