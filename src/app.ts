@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { registerErrorHandling } from './errors.js';
@@ -15,6 +15,8 @@ export type App = FastifyInstance;
 export interface BuildOptions {
   /** Pino options or `false`; tests pass their own to capture or silence logs. */
   logger?: boolean | Record<string, unknown>;
+  /** Called for every route as it registers (tests use it to enumerate the API). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
