@@ -28,8 +28,8 @@ const OPTIONS: sanitizeHtml.IOptions = {
   transformTags: {
     a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: policy.linkRel } }),
     img: (tagName, attribs) => {
-      const { src, ...rest } = attribs;
-      return { tagName, attribs: src !== undefined && isAllowedImageSource(src) ? { ...rest, src: src.trim() } : rest };
+      const kept = Object.entries(attribs).filter(([name, value]) => name !== 'src' || isAllowedImageSource(value));
+      return { tagName, attribs: Object.fromEntries(kept) };
     },
   },
   // An image whose source was not allowed has nothing left to show.

@@ -1,0 +1,38 @@
+import path from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+t.test('defaults', async (t) => {
+  const config = loadConfig({});
+  t.equal(config.port, 8080);
+  t.equal(config.host, '0.0.0.0');
+  t.equal(config.dataDir, path.resolve('./data'));
+  t.equal(config.appPassword, undefined);
+  t.equal(config.typesense, undefined);
+  t.equal(config.cookieSecure, 'auto');
+  t.equal(config.trustProxy, false);
+  t.equal(config.logLevel, 'info');
+  t.ok(Object.isFrozen(config));
+});
+
+t.test('every bad value is reported at once, naming its variable', async (t) => {
+  try {
+    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', COOKIE_SECURE: 'maybe', JWT_SECRET: 'short', TYPESENSE_URL: 'ftp://x' });
+    t.fail('should throw');
+  } catch (error) {
+    t.ok(error instanceof ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'LOG_LEVEL', 'COOKIE_SECURE', 'JWT_SECRET', 'TYPESENSE_URL', 'TYPESENSE_API_KEY']) t.match(problems, name);
+  }
+  t.throws(() => loadConfig({ PORT: '70000' }), ConfigError);
+  t.throws(() => loadConfig({ TYPESENSE_API_KEY: 'k' }), ConfigError, 'a key without a URL');
+});
+
+t.test('typesense cluster and proxy settings', async (t) => {
+  const config = loadConfig({ TYPESENSE_URL: 'http://a:8108, https://b:443', TYPESENSE_API_KEY: 'key', TRUST_PROXY: '1' });
+  t.same(config.typesense?.urls, ['http://a:8108', 'https://b:443']);
+  t.equal(config.typesense?.collectionPrefix, 'storyshelf');
+  t.equal(config.trustProxy, 1);
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  t.equal(loadConfig({ TRUST_PROXY: '127.0.0.1,10.0.0.0/8' }).trustProxy, '127.0.0.1,10.0.0.0/8');
+});
