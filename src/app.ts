@@ -12,6 +12,13 @@ export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
 export type App = FastifyInstance;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The validated configuration the app was built with. */
+    config: Config;
+  }
+}
+
 export interface BuildOptions {
   /** Pino options or `false`; tests pass their own to capture or silence logs. */
   logger?: boolean | Record<string, unknown>;
@@ -36,6 +43,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.decorate('config', config);
   if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);

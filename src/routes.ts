@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { adminRoutes } from './admin/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { configRoutes } from './config/routes.js';
@@ -24,5 +25,6 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
     await protectedScope.register(configRoutes);
+    await protectedScope.register(adminRoutes);
   });
 };
