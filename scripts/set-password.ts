@@ -1,0 +1,59 @@
+/**
+ * `npm run set-password`: stores a new login password (its scrypt hash) in DATA_DIR/secrets/.
+ * Every token issued before the change stops working, in a running service too (it notices the
+ * file change within a second). The password is read from standard input — piped, or typed at
+ * a prompt without echo — never from the command line, where `ps` and shell history would
+ * keep it.
+ */
+import { createInterface } from 'node:readline';
+import { storePassword } from '../src/auth/secrets.js';
+import { loadConfig } from '../src/config.js';
+
+const MIN_LENGTH = 8;
+
+async function readPiped(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Prompts on the terminal with echo turned off. */
+function prompt(question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+    const write = (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput.bind(rl);
+    let muted = false;
+    (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text: string) => {
+      if (!muted) write(text);
+    };
+    rl.question(question, (answer) => {
+      rl.close();
+      process.stdout.write('\n');
+      resolve(answer);
+    });
+    muted = true;
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  let password: string;
+  if (process.stdin.isTTY) {
+    password = await prompt('New password: ');
+    const again = await prompt('Repeat it: ');
+    if (again !== password) throw new Error('the two passwords differ; nothing was changed');
+  } else {
+    password = await readPiped();
+  }
+  if (password.length < MIN_LENGTH) throw new Error(`the password must be at least ${MIN_LENGTH} characters; nothing was changed`);
+  await storePassword(config.dataDir, password);
+  process.stdout.write(`Password stored in ${config.dataDir}/secrets/password.json; earlier tokens are revoked.\n`);
+  if (config.appPassword !== undefined) {
+    process.stdout.write('Note: APP_PASSWORD is set in this environment and takes precedence over the stored password.\n');
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`set-password: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
