@@ -1,8 +1,38 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/transaction.js';
-import { authors, type AuthorRow } from '../db/schema.js';
+import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
-import { cleanName, nameKey } from '../lib/names.js';
+import { cleanName, likeContains, nameKey } from '../lib/names.js';
+import type { SortDirection } from '../lib/pagination.js';
+import type { AuthorSortKey } from '../schemas/author.js';
+
+/**
+ * The mean story rating from the trigger-maintained columns: `rating_sum / rated_story_count`
+ * as a real, NULL when no story is rated (SQLite's division by zero yields NULL). Sorts use
+ * this exact expression so that an index on it, when added, is picked up.
+ */
+const averageStoryRating = sql<number | null>`(${authors.ratingSum} * 1.0 / ${authors.ratedStoryCount})`;
+
+const SORT_KEYS: Record<AuthorSortKey, AnyColumn | SQL> = {
+  name: authors.nameKey,
+  createdAt: authors.createdAt,
+  updatedAt: authors.updatedAt,
+  authorRating: authors.rating,
+  averageStoryRating,
+  storyCount: authors.storyCount,
+};
+
+/**
+ * ORDER BY for an author list: the key, NULLS LAST in both directions, then `id` in the same
+ * direction so pages never repeat or skip rows (decisions.md). SQLite walks the `(key, id)`
+ * indexes for these, NULLS LAST included, without a sort step. `name_key` is unique and not
+ * null, so it needs no tie-breaker, and leaving `id` out keeps that scan index-only.
+ */
+function authorOrder(sortBy: AuthorSortKey, direction: SortDirection): SQL[] {
+  const dir = direction === 'asc' ? sql`asc` : sql`desc`;
+  if (sortBy === 'name') return [sql`${authors.nameKey} ${dir}`];
+  return [sql`${SORT_KEYS[sortBy]} ${dir} nulls last`, sql`${authors.id} ${dir}`];
+}
 
 export function findAuthorById(db: DbOrTx, id: string): AuthorRow | undefined {
   return db.select().from(authors).where(eq(authors.id, id)).get();
@@ -25,4 +55,136 @@ export function insertAuthor(db: DbOrTx, values: { name: string; notes?: string 
 /** The author with this name (case-insensitively), created when there is none (spec 4.2 rule 2). */
 export function findOrCreateAuthor(db: DbOrTx, name: string): AuthorRow {
   return findAuthorByName(db, name) ?? insertAuthor(db, { name });
+}
+
+/** True when another author (not `exceptId`) already has this name, case-insensitively. */
+export function authorNameTaken(db: DbOrTx, name: string, exceptId?: string): boolean {
+  const key = eq(authors.nameKey, nameKey(name));
+  const condition = exceptId === undefined ? key : and(key, ne(authors.id, exceptId));
+  return db.select({ id: authors.id }).from(authors).where(condition).get() !== undefined;
+}
+
+/** The columns an update may set; `updatedAt` is always bumped. */
+export interface AuthorChanges {
+  name?: string;
+  notes?: string | null;
+  rating?: number | null;
+}
+
+export function updateAuthorRow(db: DbOrTx, id: string, changes: AuthorChanges): AuthorRow | undefined {
+  const values: Partial<typeof authors.$inferInsert> = { updatedAt: nowIso() };
+  if (changes.name !== undefined) {
+    values.name = cleanName(changes.name);
+    values.nameKey = nameKey(changes.name);
+  }
+  if (changes.notes !== undefined) values.notes = changes.notes;
+  if (changes.rating !== undefined) values.rating = changes.rating;
+  return db.update(authors).set(values).where(eq(authors.id, id)).returning().get();
+}
+
+/**
+ * Deletes the author; its URLs go by cascade and its stories are unlinked by the foreign key's
+ * ON DELETE SET NULL (the count triggers follow). Returns the deleted row, so the caller can
+ * remove the avatar file after the transaction, or undefined when there was none.
+ */
+export function deleteAuthorRow(db: DbOrTx, id: string): AuthorRow | undefined {
+  return db.delete(authors).where(eq(authors.id, id)).returning().get();
+}
+
+/** The URLs of each given author in insertion order, in one query (no N+1 on list pages). */
+export function findAuthorUrls(db: DbOrTx, authorIds: readonly string[]): Map<string, string[]> {
+  const byAuthor = new Map<string, string[]>(authorIds.map((id) => [id, []]));
+  if (authorIds.length === 0) return byAuthor;
+  const rows = db
+    .select({ authorId: authorUrls.authorId, url: authorUrls.url })
+    .from(authorUrls)
+    .where(inArray(authorUrls.authorId, [...authorIds]))
+    .orderBy(asc(authorUrls.authorId), asc(authorUrls.position))
+    .all();
+  for (const row of rows) byAuthor.get(row.authorId)?.push(row.url);
+  return byAuthor;
+}
+
+/** Replaces every URL of the author with `urls`, keeping their order. */
+export function replaceAuthorUrls(db: DbOrTx, authorId: string, urls: readonly string[]): void {
+  db.delete(authorUrls).where(eq(authorUrls.authorId, authorId)).run();
+  if (urls.length === 0) return;
+  db.insert(authorUrls)
+    .values(urls.map((url, position) => ({ authorId, position, url })))
+    .run();
+}
+
+/** Appends a URL after the author's last one (positions may have gaps after removals). */
+export function appendAuthorUrl(db: DbOrTx, authorId: string, url: string): void {
+  const last = db.select({ last: max(authorUrls.position) }).from(authorUrls).where(eq(authorUrls.authorId, authorId)).get()?.last;
+  db.insert(authorUrls)
+    .values({ authorId, position: (last ?? -1) + 1, url })
+    .run();
+}
+
+/** Removes the URL (every copy, should there be one); true when something was removed. */
+export function removeAuthorUrl(db: DbOrTx, authorId: string, url: string): boolean {
+  return db.delete(authorUrls).where(and(eq(authorUrls.authorId, authorId), eq(authorUrls.url, url))).run().changes > 0;
+}
+
+/** Bumps `updatedAt` after a change that touched only the author's URLs. */
+export function touchAuthor(db: DbOrTx, id: string): AuthorRow | undefined {
+  return db.update(authors).set({ updatedAt: nowIso() }).where(eq(authors.id, id)).returning().get();
+}
+
+export interface AuthorListFilter {
+  /** Case-insensitive substring of the name, already folded with `nameKey`. */
+  nameContains?: string;
+}
+
+/**
+ * One page of authors and the total. A deferred join (PERFORMANCE-NOTES.md): the page's `seq`s
+ * are read from the sort index first (every index carries the rowid, so that read is covered),
+ * then only those rows are fetched.
+ */
+export function listAuthors(
+  db: DbOrTx,
+  filter: AuthorListFilter,
+  sortBy: AuthorSortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+): { rows: AuthorRow[]; total: number } {
+  const where = filter.nameContains === undefined ? undefined : sql`${authors.nameKey} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
+  const seqs = db
+    .select({ seq: authors.seq })
+    .from(authors)
+    .where(where)
+    .orderBy(...authorOrder(sortBy, direction))
+    .limit(window.limit)
+    .offset(window.offset)
+    .all()
+    .map((row) => row.seq);
+  const total = db.select({ total: count() }).from(authors).where(where).get()?.total ?? 0;
+  return { rows: findAuthorsBySeqs(db, seqs), total };
+}
+
+/** The rows for `seqs`, in the order of `seqs`. */
+function findAuthorsBySeqs(db: DbOrTx, seqs: readonly number[]): AuthorRow[] {
+  if (seqs.length === 0) return [];
+  const rows = db
+    .select()
+    .from(authors)
+    .where(inArray(authors.seq, [...seqs]))
+    .all();
+  const bySeq = new Map(rows.map((row) => [row.seq, row]));
+  return seqs.flatMap((seq) => bySeq.get(seq) ?? []);
+}
+
+/**
+ * Rated authors only: `authorRating` desc, then `averageStoryRating` desc (nulls last), then
+ * name (decisions.md); id last only to make the order total.
+ */
+export function topRatedAuthors(db: DbOrTx, limit: number): AuthorRow[] {
+  return db
+    .select()
+    .from(authors)
+    .where(isNotNull(authors.rating))
+    .orderBy(sql`${authors.rating} desc`, sql`${averageStoryRating} desc nulls last`, asc(authors.nameKey), asc(authors.id))
+    .limit(limit)
+    .all();
 }

@@ -1,4 +1,133 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import {
+  AuthorCreateBody,
+  AuthorDto,
+  AuthorListQuery,
+  AuthorPage,
+  AuthorSearchQuery,
+  AuthorTopRatedQuery,
+  AuthorUpdateBody,
+  AuthorUrlBody,
+} from '../schemas/author.js';
+import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
+import * as authors from './service.js';
 
-/** Placeholder until the authors routes are written. */
-export const authorRoutes: FastifyPluginAsyncTypebox = async () => {};
+const AUTHORS = ['authors'];
+
+/**
+ * Spec 4.3, except the avatar endpoints, the multipart form of PUT and `search-typesense`.
+ * Literal segments (search, top-rated) win over `{id}`.
+ */
+export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/authors',
+    {
+      schema: { tags: AUTHORS, summary: 'List authors', querystring: AuthorListQuery, response: { 200: AuthorPage, ...errorResponses(400, 401) } },
+    },
+    async (request) => authors.listAuthors(app.db, request.query),
+  );
+
+  app.get(
+    '/authors/search',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Search authors by name (case-insensitive substring), by name',
+        querystring: AuthorSearchQuery,
+        response: { 200: AuthorPage, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => authors.listAuthors(app.db, request.query),
+  );
+
+  app.get(
+    '/authors/top-rated',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Rated authors, best first',
+        querystring: AuthorTopRatedQuery,
+        response: { 200: Type.Array(AuthorDto), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => authors.topRatedAuthors(app.db, request.query.limit),
+  );
+
+  app.get(
+    '/authors/:id',
+    { schema: { tags: AUTHORS, summary: 'Get an author', params: IdParams, response: { 200: AuthorDto, ...errorResponses(400, 401, 404) } } },
+    async (request) => authors.getAuthor(app.db, request.params.id),
+  );
+
+  app.post(
+    '/authors',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Create an author',
+        body: AuthorCreateBody,
+        response: { 201: AuthorDto, ...errorResponses(400, 401, 409, 415) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(authors.createAuthor(app.db, request.body)),
+  );
+
+  app.put(
+    '/authors/:id',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Update an author (JSON; partial, null clears, urls replace)',
+        params: IdParams,
+        body: AuthorUpdateBody,
+        response: { 200: AuthorDto, ...errorResponses(400, 401, 404, 409, 415) },
+      },
+    },
+    async (request) => authors.updateAuthor(app.db, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/authors/:id',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Delete an author and its URLs; its stories are kept and unlinked',
+        params: IdParams,
+        response: { 200: MessageBody, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      authors.deleteAuthor(app.db, request.params.id);
+      return { message: 'Author deleted successfully' };
+    },
+  );
+
+  app.post(
+    '/authors/:id/urls',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Add a URL to an author (already present: unchanged)',
+        params: IdParams,
+        body: AuthorUrlBody,
+        response: { 200: AuthorDto, ...errorResponses(400, 401, 404, 415) },
+      },
+    },
+    async (request) => authors.addAuthorUrl(app.db, request.params.id, request.body.url),
+  );
+
+  app.delete(
+    '/authors/:id/urls',
+    {
+      schema: {
+        tags: AUTHORS,
+        summary: 'Remove a URL from an author (not present: unchanged)',
+        params: IdParams,
+        body: AuthorUrlBody,
+        response: { 200: AuthorDto, ...errorResponses(400, 401, 404, 415) },
+      },
+    },
+    async (request) => authors.removeAuthorUrl(app.db, request.params.id, request.body.url),
+  );
+};

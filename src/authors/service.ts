@@ -1,0 +1,200 @@
+import type { Db } from '../db/open.js';
+import type { AuthorRow } from '../db/schema.js';
+import { writeTransaction, type DbOrTx } from '../db/transaction.js';
+import { Conflict, invalidField, NotFound } from '../errors.js';
+import { cleanName, nameKey } from '../lib/names.js';
+import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
+import {
+  AUTHOR_NAME_MAX,
+  AUTHOR_NOTES_MAX,
+  AUTHOR_URL_MAX,
+  AUTHOR_URLS_MAX,
+  type AuthorCreateBody,
+  type AuthorDto,
+  type AuthorListQuery,
+  type AuthorSearchQuery,
+} from '../schemas/author.js';
+import type { PageOf } from '../schemas/common.js';
+import { presentAuthor } from './present.js';
+import * as repo from './repository.js';
+
+/*
+ * The rules below are checked here as well as in the JSON schemas, because the multipart form
+ * of PUT (spec 4.3) reaches `updateAuthor` without a JSON schema in front of it.
+ */
+
+export function authorNotFound(id: string): NotFound {
+  return new NotFound(`Author not found with id: ${id}`);
+}
+
+function nameConflict(name: string): Conflict {
+  return new Conflict(`An author named "${name}" already exists`, { name: 'is already used by another author' });
+}
+
+/** Length in code points, as JSON Schema's `maxLength` counts (decisions.md). */
+function codePoints(text: string): number {
+  let length = 0;
+  for (const _ of text) length += 1;
+  return length;
+}
+
+/** A name as stored: trimmed and NFC; blank or too long is a 400 on `field`. */
+export function cleanAuthorName(raw: string, field = 'name'): string {
+  const name = cleanName(raw);
+  if (name === '') throw invalidField(field, 'must not be blank');
+  if (codePoints(name) > AUTHOR_NAME_MAX) throw invalidField(field, `must be at most ${AUTHOR_NAME_MAX} characters long`);
+  return name;
+}
+
+function checkNotes(notes: string | null, field = 'notes'): string | null {
+  if (notes !== null && codePoints(notes) > AUTHOR_NOTES_MAX) {
+    throw invalidField(field, `must be at most ${AUTHOR_NOTES_MAX} characters long`);
+  }
+  return notes;
+}
+
+/** One URL as stored: trimmed, non-blank, at most 2048 characters. */
+export function cleanAuthorUrl(raw: string, field = 'url', where = ''): string {
+  const url = raw.trim();
+  if (url === '') throw invalidField(field, `${where}must not be blank`);
+  if (codePoints(url) > AUTHOR_URL_MAX) throw invalidField(field, `${where}must be at most ${AUTHOR_URL_MAX} characters long`);
+  return url;
+}
+
+/** A URL list as stored: each URL cleaned, repeats dropped (first kept), at most 100. */
+export function cleanAuthorUrls(raw: readonly string[], field = 'urls'): string[] {
+  const urls = [...new Set(raw.map((url) => cleanAuthorUrl(url, field, 'an item ')))];
+  if (urls.length > AUTHOR_URLS_MAX) throw invalidField(field, `must have at most ${AUTHOR_URLS_MAX} items`);
+  return urls;
+}
+
+function checkRating(rating: number | null, field: string): number | null {
+  if (rating !== null && !(Number.isInteger(rating) && rating >= 1 && rating <= 5)) {
+    throw invalidField(field, 'must be an integer from 1 to 5');
+  }
+  return rating;
+}
+
+/** The author with its URLs, as the API shows it. */
+function present(db: DbOrTx, row: AuthorRow): AuthorDto {
+  return presentAuthor(row, repo.findAuthorUrls(db, [row.id]).get(row.id) ?? []);
+}
+
+function presentAll(db: DbOrTx, rows: readonly AuthorRow[]): AuthorDto[] {
+  const urls = repo.findAuthorUrls(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => presentAuthor(row, urls.get(row.id) ?? []));
+}
+
+function existing(db: DbOrTx, id: string): AuthorRow {
+  const row = repo.findAuthorById(db, id);
+  if (row === undefined) throw authorNotFound(id);
+  return row;
+}
+
+/** GET /api/authors/{id}. */
+export function getAuthor(db: Db, id: string): AuthorDto {
+  return present(db, existing(db, id));
+}
+
+/**
+ * GET /api/authors and /api/authors/search: default `name` ascending, other keys descending
+ * unless `sortDir` says otherwise; the search filters by a case-insensitive substring of the name.
+ */
+export function listAuthors(db: Db, query: AuthorListQuery | AuthorSearchQuery): PageOf<AuthorDto> {
+  const sortBy = query.sortBy ?? 'name';
+  const direction = sortDirection(query.sortDir, sortBy === 'name' ? 'asc' : 'desc');
+  const filter = 'query' in query ? { nameContains: nameKey(query.query) } : {};
+  const { rows, total } = repo.listAuthors(db, filter, sortBy, direction, pageWindow(query));
+  return toPage(presentAll(db, rows), total, query);
+}
+
+/** GET /api/authors/top-rated. */
+export function topRatedAuthors(db: Db, limit: number): AuthorDto[] {
+  return presentAll(db, repo.topRatedAuthors(db, limit));
+}
+
+/** POST /api/authors: a name already taken (case-insensitively) is a 409. */
+export function createAuthor(db: Db, body: AuthorCreateBody): AuthorDto {
+  const name = cleanAuthorName(body.name);
+  const notes = checkNotes(body.notes ?? null);
+  const urls = cleanAuthorUrls(body.urls ?? []);
+  return writeTransaction(db, (tx) => {
+    if (repo.authorNameTaken(tx, name)) throw nameConflict(name);
+    const row = repo.insertAuthor(tx, { name, notes });
+    repo.replaceAuthorUrls(tx, row.id, urls);
+    return presentAuthor(row, urls);
+  });
+}
+
+/**
+ * A partial update, shared by both forms of PUT /api/authors/{id}: an absent field is left as
+ * it is; `notes: null` and `rating: null` clear; `urls` replaces every URL (`null` = none).
+ */
+export interface AuthorPatch {
+  name?: string;
+  notes?: string | null;
+  urls?: readonly string[] | null;
+  rating?: number | null;
+}
+
+export interface AuthorPatchOptions {
+  /** The name the client used for the rating, for `details`: `rating` (JSON) or `authorRating` (multipart). */
+  ratingField?: string;
+}
+
+/**
+ * PUT /api/authors/{id}, JSON and multipart alike: validates the patch, renames (409 on a
+ * case-insensitive collision with another author), and bumps `updatedAt`, all in one write.
+ */
+export function updateAuthor(db: Db, id: string, patch: AuthorPatch, options: AuthorPatchOptions = {}): AuthorDto {
+  const name = patch.name === undefined ? undefined : cleanAuthorName(patch.name);
+  const notes = patch.notes === undefined ? undefined : checkNotes(patch.notes);
+  const urls = patch.urls === undefined ? undefined : cleanAuthorUrls(patch.urls ?? []);
+  const rating = patch.rating === undefined ? undefined : checkRating(patch.rating, options.ratingField ?? 'rating');
+  return writeTransaction(db, (tx) => {
+    existing(tx, id);
+    if (name !== undefined && repo.authorNameTaken(tx, name, id)) throw nameConflict(name);
+    const row = repo.updateAuthorRow(tx, id, { name, notes, rating }) as AuthorRow;
+    if (urls !== undefined) repo.replaceAuthorUrls(tx, id, urls);
+    return present(tx, row);
+  });
+}
+
+/**
+ * DELETE /api/authors/{id}: the URLs go with the author; its stories are kept and unlinked
+ * (decisions.md, "Deleting"). Returns the deleted row so the caller can remove the avatar file
+ * once the transaction has committed.
+ */
+export function deleteAuthor(db: Db, id: string): AuthorRow {
+  return writeTransaction(db, (tx) => {
+    const row = repo.deleteAuthorRow(tx, id);
+    if (row === undefined) throw authorNotFound(id);
+    return row;
+  });
+}
+
+/** POST /api/authors/{id}/urls: appends the URL; one already present is left as it is. */
+export function addAuthorUrl(db: Db, id: string, rawUrl: string): AuthorDto {
+  const url = cleanAuthorUrl(rawUrl);
+  return writeTransaction(db, (tx) => {
+    const row = existing(tx, id);
+    const urls = repo.findAuthorUrls(tx, [id]).get(id) ?? [];
+    if (urls.includes(url)) return presentAuthor(row, urls);
+    if (urls.length >= AUTHOR_URLS_MAX) throw invalidField('url', `an author can have at most ${AUTHOR_URLS_MAX} URLs`);
+    repo.appendAuthorUrl(tx, id, url);
+    return present(tx, repo.touchAuthor(tx, id) as AuthorRow);
+  });
+}
+
+/** DELETE /api/authors/{id}/urls: removes the URL; one not present leaves the author unchanged (200). */
+export function removeAuthorUrl(db: Db, id: string, rawUrl: string): AuthorDto {
+  const url = cleanAuthorUrl(rawUrl);
+  return writeTransaction(db, (tx) => {
+    const row = existing(tx, id);
+    if (!repo.removeAuthorUrl(tx, id, url)) return present(tx, row);
+    return present(tx, repo.touchAuthor(tx, id) as AuthorRow);
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Author contracts (spec 2.3 and 4.3). The avatar endpoints, the multipart form of PUT and
+ * `search-typesense` add their own shapes elsewhere; the limits here are shared with them.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, limitQuery, Nullable, Paged, Rating, SearchText, sortedPageQuery, Uuid } from './common.js';
+
+/** The spec gives no maximum for author names; 255 matches series names and story titles. */
+export const AUTHOR_NAME_MAX = 255;
+/** The spec gives no maximum for notes: generous (a long biography fits), but bounded. */
+export const AUTHOR_NOTES_MAX = 10_000;
+/** Per URL; 2048 is the practical URL length browsers and servers agree on. */
+export const AUTHOR_URL_MAX = 2048;
+/** URLs one author may carry: a profile's links, not a crawl list. */
+export const AUTHOR_URLS_MAX = 100;
+
+export const AuthorDto = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  notes: Nullable(Type.String()),
+  avatarImagePath: Nullable(Type.String()),
+  authorRating: Nullable(Rating),
+  /** Mean rating of the author's rated stories; null when none is rated. */
+  averageStoryRating: Nullable(Type.Number()),
+  /** In the order they were added. */
+  urls: Type.Array(Type.String()),
+  storyCount: Type.Integer(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type AuthorDto = Static<typeof AuthorDto>;
+
+export const AuthorPage = Paged(AuthorDto);
+
+export const AUTHOR_SORT_KEYS = ['name', 'createdAt', 'updatedAt', 'authorRating', 'averageStoryRating', 'storyCount'] as const;
+export type AuthorSortKey = (typeof AUTHOR_SORT_KEYS)[number];
+
+export const AuthorListQuery = sortedPageQuery(AUTHOR_SORT_KEYS);
+export type AuthorListQuery = Static<typeof AuthorListQuery>;
+
+/** `query` is a case-insensitive substring of the name; by name unless a sort is asked for. */
+export const AuthorSearchQuery = sortedPageQuery(AUTHOR_SORT_KEYS, { query: SearchText });
+export type AuthorSearchQuery = Static<typeof AuthorSearchQuery>;
+
+export const AuthorTopRatedQuery = limitQuery(10);
+
+const AuthorName = Type.String({ maxLength: AUTHOR_NAME_MAX });
+const AuthorNotes = Type.String({ maxLength: AUTHOR_NOTES_MAX });
+export const AuthorUrl = Type.String({ maxLength: AUTHOR_URL_MAX });
+const AuthorUrls = Type.Array(AuthorUrl, { maxItems: AUTHOR_URLS_MAX });
+
+/** `null` for `notes` or `urls` is taken as absent, so a client may send back a DTO's nulls. */
+export const AuthorCreateBody = Type.Object({
+  name: AuthorName,
+  notes: Type.Optional(Nullable(AuthorNotes)),
+  urls: Type.Optional(Nullable(AuthorUrls)),
+});
+export type AuthorCreateBody = Static<typeof AuthorCreateBody>;
+
+/**
+ * The JSON form of PUT: partial; `notes: null` and `rating: null` clear; `urls` replaces every
+ * URL (`null` or `[]` removes them all). The rating is `rating` here, `authorRating` in the DTO.
+ */
+export const AuthorUpdateBody = Type.Object({
+  name: Type.Optional(AuthorName),
+  notes: Type.Optional(Nullable(AuthorNotes)),
+  urls: Type.Optional(Nullable(AuthorUrls)),
+  rating: Type.Optional(Nullable(Rating)),
+});
+export type AuthorUpdateBody = Static<typeof AuthorUpdateBody>;
+
+export const AuthorUrlBody = Type.Object({ url: AuthorUrl });
+export type AuthorUrlBody = Static<typeof AuthorUrlBody>;
