@@ -224,7 +224,7 @@ t.test('adding and removing URLs', async (t) => {
   const withTwo = added.json();
   t.ok(isAuthorDto(withTwo));
   t.same(withTwo.urls, ['https://one.example', 'https://two.example'], 'appended, trimmed');
-  t.ok(withTwo.updatedAt > author.updatedAt, 'adding a URL is an update');
+  t.ok(withTwo.updatedAt > (author.updatedAt as string), 'adding a URL is an update');
 
   await sleep(5);
   const again = await ctx.post(url, { url: 'https://one.example' });
