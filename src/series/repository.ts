@@ -1,8 +1,18 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/transaction.js';
 import { series, type SeriesRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
-import { cleanName, nameKey } from '../lib/names.js';
+import { cleanName, likeContains, nameKey } from '../lib/names.js';
+import type { SortDirection } from '../lib/pagination.js';
+import type { SeriesSortKey } from '../schemas/series.js';
+
+const SORT_COLUMNS = { name: series.nameKey, createdAt: series.createdAt, storyCount: series.storyCount } as const;
+
+/** ORDER BY for a series list, from the `(key, id)` indexes; ties broken by id (decisions.md). */
+function seriesOrder(sortBy: SeriesSortKey, direction: SortDirection): SQL[] {
+  const by = direction === 'asc' ? asc : desc;
+  return [by(SORT_COLUMNS[sortBy]), by(series.id)];
+}
 
 export function findSeriesById(db: DbOrTx, id: string): SeriesRow | undefined {
   return db.select().from(series).where(eq(series.id, id)).get();
@@ -25,4 +35,83 @@ export function insertSeries(db: DbOrTx, values: { name: string; description?: s
 /** The series with this name (case-insensitively), created when there is none (spec 4.2 rule 2). */
 export function findOrCreateSeries(db: DbOrTx, name: string): SeriesRow {
   return findSeriesByName(db, name) ?? insertSeries(db, { name });
+}
+
+/** True when another series (not `exceptId`) already has this name, case-insensitively. */
+export function seriesNameTaken(db: DbOrTx, name: string, exceptId?: string): boolean {
+  const key = eq(series.nameKey, nameKey(name));
+  const condition = exceptId === undefined ? key : and(key, ne(series.id, exceptId));
+  return db.select({ id: series.id }).from(series).where(condition).get() !== undefined;
+}
+
+/** Sets the given columns and bumps `updatedAt`. */
+export function updateSeriesRow(db: DbOrTx, id: string, changes: { name?: string; description?: string | null }): SeriesRow | undefined {
+  const values: Partial<typeof series.$inferInsert> = { updatedAt: nowIso() };
+  if (changes.name !== undefined) {
+    values.name = cleanName(changes.name);
+    values.nameKey = nameKey(changes.name);
+  }
+  if (changes.description !== undefined) values.description = changes.description;
+  return db.update(series).set(values).where(eq(series.id, id)).returning().get();
+}
+
+/** Deletes the series; its stories are unlinked by the foreign key's ON DELETE SET NULL. */
+export function deleteSeriesRow(db: DbOrTx, id: string): boolean {
+  return db.delete(series).where(eq(series.id, id)).run().changes > 0;
+}
+
+export interface SeriesListFilter {
+  /** Case-insensitive substring of the name, already folded with `nameKey`. */
+  nameContains?: string;
+}
+
+export function listSeries(
+  db: DbOrTx,
+  filter: SeriesListFilter,
+  sortBy: SeriesSortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+): { rows: SeriesRow[]; total: number } {
+  const where = filter.nameContains === undefined ? undefined : sql`${series.nameKey} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
+  const rows = db
+    .select()
+    .from(series)
+    .where(where)
+    .orderBy(...seriesOrder(sortBy, direction))
+    .limit(window.limit)
+    .offset(window.offset)
+    .all();
+  const total = db.select({ total: count() }).from(series).where(where).get()?.total ?? 0;
+  return { rows, total };
+}
+
+/** Series that have stories, by name. */
+export function seriesWithStories(db: DbOrTx, limit: number): SeriesRow[] {
+  return db.select().from(series).where(gt(series.storyCount, 0)).orderBy(asc(series.nameKey)).limit(limit).all();
+}
+
+/** Most stories first, then by name; only series with stories. */
+export function popularSeries(db: DbOrTx, limit: number): SeriesRow[] {
+  return db
+    .select()
+    .from(series)
+    .where(gt(series.storyCount, 0))
+    .orderBy(desc(series.storyCount), asc(series.nameKey))
+    .limit(limit)
+    .all();
+}
+
+/** Series no story belongs to, by name. */
+export function emptySeries(db: DbOrTx): SeriesRow[] {
+  return db.select().from(series).where(eq(series.storyCount, 0)).orderBy(asc(series.nameKey)).all();
+}
+
+export function seriesStats(db: DbOrTx): { totalSeries: number; seriesWithStories: number; emptySeries: number } {
+  const row = db
+    .select({ totalSeries: count(), seriesWithStories: sql<number>`coalesce(sum(${series.storyCount} > 0), 0)` })
+    .from(series)
+    .get();
+  const totalSeries = row?.totalSeries ?? 0;
+  const withStories = Number(row?.seriesWithStories ?? 0);
+  return { totalSeries, seriesWithStories: withStories, emptySeries: totalSeries - withStories };
 }
