@@ -1,0 +1,77 @@
+/**
+ * The path guard for user-supplied image paths (decisions.md "Images"). A relative image path is
+ * `covers/<name>.<ext>` or `avatars/<name>.<ext>` and nothing else; this module decides that on
+ * the text alone. Whether the named file really sits inside the images folder (symlinks) is the
+ * store's second check, on the disk.
+ */
+import { invalidField } from '../errors.js';
+
+export const IMAGE_KINDS = ['covers', 'avatars'] as const;
+/** The two image folders: story covers and author avatars. */
+export type ImageKind = (typeof IMAGE_KINDS)[number];
+
+/** A relative image path that passed the guard. */
+export interface ImagePath {
+  readonly kind: ImageKind;
+  /** The file name inside the kind's folder, e.g. `3f2b….png`. */
+  readonly name: string;
+  /** `<kind>/<name>`: the form stored in `coverPath` / `avatarImagePath`. */
+  readonly relPath: string;
+}
+
+/** Longer than any name the store writes (`<uuid>.webp` is 41 characters), shorter than abuse. */
+export const IMAGE_PATH_MAX = 200;
+
+/**
+ * The one accepted shape. Names the store writes are `<uuid>.<ext>`; the guard is a little wider
+ * (letters, digits, `_`, `-`) but admits no dot except the extension's, no `%`, no separator.
+ */
+const IMAGE_PATH = /^(covers|avatars)\/([A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(?:jpg|png|webp))$/;
+
+/**
+ * Validates a user-supplied relative image path and returns it split; anything else is a 400
+ * naming `field`. Absolute paths, `..` or `.` segments, backslashes, NULs and empty segments are
+ * refused with a specific message, also when they only appear after one or two rounds of
+ * percent-decoding (`%2e%2e`, `%252e%252e`); then the strict shape above decides.
+ */
+export function parseImagePath(raw: unknown, field = 'path'): ImagePath {
+  if (typeof raw !== 'string' || raw === '') throw invalidField(field, 'is required');
+  if (raw.length > IMAGE_PATH_MAX) throw invalidField(field, `must be at most ${IMAGE_PATH_MAX} characters long`);
+  const problem = traversalProblem(raw);
+  if (problem !== undefined) throw invalidField(field, problem);
+  const match = IMAGE_PATH.exec(raw);
+  if (match === null) throw invalidField(field, 'must name an image such as covers/<file>.jpg or avatars/<file>.png');
+  return { kind: match[1] as ImageKind, name: match[2] as string, relPath: raw };
+}
+
+/** The URL an image is served at (spec 4.2, 4.3, 4.6): `/api/files/images/<kind>/<name>`. */
+export function imageUrl(relPath: string): string {
+  return `/api/files/images/${relPath}`;
+}
+
+const DECODE_ROUNDS = 3;
+
+function traversalProblem(raw: string): string | undefined {
+  let text = raw;
+  for (let round = 0; round < DECODE_ROUNDS; round += 1) {
+    if (text.includes('\0')) return 'must not contain a NUL character';
+    if (text.includes('\\')) return 'must not contain a backslash';
+    if (text.startsWith('/') || /^[A-Za-z]:/.test(text)) return 'must be a relative path';
+    const segments = text.split('/');
+    if (segments.some((segment) => segment === '..' || segment === '.')) return 'must not contain . or .. segments';
+    if (segments.some((segment) => segment === '')) return 'must not contain empty segments';
+    const decoded = percentDecode(text);
+    if (decoded === text) return undefined;
+    text = decoded;
+  }
+  return undefined;
+}
+
+/** One round of percent-decoding; malformed escapes are left as they are (the shape rejects `%`). */
+function percentDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
