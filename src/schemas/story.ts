@@ -1,0 +1,93 @@
+/**
+ * The story contracts of spec 2.1, 2.2 and 4.2 (without covers and search, which have their own
+ * owners): the DTO, the create/update bodies, and the params and queries of the story lists.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
+import { TAG_NAME_MAX, TagDto } from './tag.js';
+
+export const STORY_TITLE_MAX = 255;
+export const STORY_DESCRIPTION_MAX = 1000;
+/** Spec 2.5 caps series names at 255; author names get the same cap here (decisions: silent). */
+export const LINKED_NAME_MAX = 255;
+
+export const StoryDto = Type.Object({
+  id: Uuid,
+  title: Type.String(),
+  summary: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  contentHtml: Nullable(Type.String()),
+  contentPlain: Nullable(Type.String()),
+  sourceUrl: Nullable(Type.String()),
+  coverPath: Nullable(Type.String()),
+  wordCount: Type.Integer(),
+  rating: Nullable(Type.Integer()),
+  volume: Nullable(Type.Integer()),
+  authorId: Nullable(Uuid),
+  authorName: Nullable(Type.String()),
+  seriesId: Nullable(Uuid),
+  seriesName: Nullable(Type.String()),
+  tags: Type.Array(TagDto, { description: 'Sorted by name' }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type StoryDto = Static<typeof StoryDto>;
+
+export const StoryPage = Paged(StoryDto);
+export const StoryList = Type.Array(StoryDto);
+
+export const STORY_SORT_KEYS = ['createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName', 'seriesName', 'volume'] as const;
+export type StorySortKey = (typeof STORY_SORT_KEYS)[number];
+
+/** `GET /api/stories` and the scoped lists by author and by tag (decisions.md: same sorts). */
+export const StoryListQuery = sortedPageQuery(STORY_SORT_KEYS);
+export type StoryListQuery = Static<typeof StoryListQuery>;
+
+/** `recent` and `top-rated`: limit 1 to 100, default 10 (spec section 8). */
+export const StoryLimitQuery = limitQuery(10);
+export type StoryLimitQuery = Static<typeof StoryLimitQuery>;
+
+export const StoryTagParams = Type.Object({ id: Uuid, tagId: Uuid });
+export type StoryTagParams = Static<typeof StoryTagParams>;
+
+export const AuthorScopeParams = Type.Object({ authorId: Uuid });
+export type AuthorScopeParams = Static<typeof AuthorScopeParams>;
+
+export const SeriesScopeParams = Type.Object({ seriesId: Uuid });
+export type SeriesScopeParams = Static<typeof SeriesScopeParams>;
+
+export const TagNameParams = Type.Object({ tagName: Type.String({ minLength: 1 }) });
+export type TagNameParams = Static<typeof TagNameParams>;
+
+const Title = Type.String({ maxLength: STORY_TITLE_MAX });
+const LinkedName = Type.String({ maxLength: LINKED_NAME_MAX });
+
+/**
+ * Fields shared by create and update. `null` is accepted everywhere a DTO field is nullable: on
+ * create it means unset, on update it clears (decisions.md). Blank names and titles are checked
+ * by the service, which can say which field is blank.
+ */
+const storyFields = {
+  summary: Type.Optional(Nullable(Type.String())),
+  description: Type.Optional(Nullable(Type.String({ maxLength: STORY_DESCRIPTION_MAX }))),
+  contentHtml: Type.Optional(Nullable(Type.String())),
+  sourceUrl: Type.Optional(Nullable(Type.String())),
+  volume: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }))),
+  rating: Type.Optional(Nullable(Rating)),
+  authorId: Type.Optional(Nullable(Uuid)),
+  authorName: Type.Optional(Nullable(LinkedName)),
+  seriesId: Type.Optional(Nullable(Uuid)),
+  seriesName: Type.Optional(Nullable(LinkedName)),
+  tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX })))),
+};
+
+/** Spec 2.2, create column; `rating` is accepted too (decisions.md, beyond). */
+export const StoryCreateBody = Type.Object({ title: Title, ...storyFields });
+export type StoryCreateBody = Static<typeof StoryCreateBody>;
+
+/** Spec 2.2, update column: every field optional; absent = untouched, `null` = cleared. */
+export const StoryUpdateBody = Type.Object({ title: Type.Optional(Title), ...storyFields });
+export type StoryUpdateBody = Static<typeof StoryUpdateBody>;
+
+export const StoryRatingBody = Type.Object({ rating: Rating });
+export type StoryRatingBody = Static<typeof StoryRatingBody>;

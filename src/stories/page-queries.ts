@@ -1,0 +1,237 @@
+/**
+ * The ordered id lists behind every story list (spec 4.2, decisions.md "Lists and pagination").
+ *
+ * Lists are a deferred join: these queries pick only the page's ids from an index with
+ * ORDER BY/LIMIT/OFFSET, and `loadStories` then reads those few rows with their names
+ * (PERFORMANCE-NOTES.md: 2-7 ms instead of 300-470 ms at 100k stories).
+ *
+ * Nulls sort last in both directions. Rather than `ORDER BY x IS NULL, x` (which no index can
+ * serve), a nullable key is paged in two index-friendly parts: the rows that have a value,
+ * ordered by it, then the rows without one, ordered by id alone. Ties are always broken by id in
+ * the list's direction, so pages never repeat or skip a row.
+ *
+ * Sorting the whole library by author or series name would otherwise join and sort every
+ * story (the series index cannot even give story ids without reading each row). Instead the
+ * authors/series are walked in name order with their trigger-maintained `story_count` to find
+ * which of them the page falls in, and only those few groups' stories are read, by id.
+ */
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../db/open.js';
+import { authors, series, stories, storyTags } from '../db/schema.js';
+import type { SortDirection } from '../lib/pagination.js';
+import type { StorySortKey } from '../schemas/story.js';
+import { prepared } from './statements.js';
+
+/** Which stories a list covers: all of them, one author's, or one tag's. */
+export type StoryScope = { kind: 'all' } | { kind: 'author'; authorId: string } | { kind: 'tag'; tagId: string };
+
+interface SortSpec {
+  /** What the rows are ordered by (then by id). */
+  key: SQL | SQLiteColumn;
+  /** For a nullable key: the column that is null when the key is (rows without it come last). */
+  nullWhen?: SQLiteColumn;
+  /** A table the key lives in, joined (inner) for the rows that have a value. */
+  join?: 'authors' | 'series';
+}
+
+/**
+ * Each key matches an index: `(created_at, id)`, `(updated_at, id)`, `(title COLLATE NOCASE, id)`,
+ * `(word_count, id)`, `(volume, id)`, `(rating, created_at, id)`. Author and series names sort
+ * by their case-insensitive key (`name_key`), as titles sort case-insensitively.
+ */
+const SORTS: Record<StorySortKey, SortSpec> = {
+  createdAt: { key: stories.createdAt },
+  updatedAt: { key: stories.updatedAt },
+  title: { key: sql`${stories.title} COLLATE NOCASE` },
+  wordCount: { key: stories.wordCount },
+  rating: { key: stories.rating, nullWhen: stories.rating },
+  volume: { key: stories.volume, nullWhen: stories.volume },
+  authorName: { key: authors.nameKey, nullWhen: stories.authorId, join: 'authors' },
+  seriesName: { key: series.nameKey, nullWhen: stories.seriesId, join: 'series' },
+};
+
+type Part = 'valued' | 'unvalued';
+
+/** The scope's condition on stories, or the join that restricts them to one tag. */
+function scopeCondition(kind: StoryScope['kind']): SQL | undefined {
+  if (kind === 'author') return eq(stories.authorId, sql.placeholder('scopeId'));
+  if (kind === 'tag') {
+    return sql`${stories.id} IN (SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${sql.placeholder('scopeId')})`;
+  }
+  return undefined;
+}
+
+function scopeId(scope: StoryScope): string {
+  if (scope.kind === 'author') return scope.authorId;
+  if (scope.kind === 'tag') return scope.tagId;
+  return '';
+}
+
+function idPageStatement(db: Db, kind: StoryScope['kind'], sortBy: StorySortKey, direction: SortDirection, part: Part) {
+  return prepared(db, `ids:${kind}:${sortBy}:${direction}:${part}`, () => {
+    const spec = SORTS[sortBy];
+    const by = direction === 'asc' ? asc : desc;
+    let query = db.select({ id: stories.id }).from(stories).$dynamic();
+    const conditions = [scopeCondition(kind)];
+    let order: SQL[];
+    if (part === 'valued') {
+      if (spec.join === 'authors') query = query.innerJoin(authors, eq(authors.id, stories.authorId));
+      else if (spec.join === 'series') query = query.innerJoin(series, eq(series.id, stories.seriesId));
+      else if (spec.nullWhen !== undefined) conditions.push(isNotNull(spec.nullWhen));
+      order = [by(spec.key), by(stories.id)];
+    } else {
+      conditions.push(isNull(spec.nullWhen as SQLiteColumn));
+      order = [by(stories.id)];
+    }
+    return query
+      .where(and(...conditions))
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare();
+  });
+}
+
+/** COUNT(*) of the scope, or of its rows whose nullable sort key has a value. */
+function countStatement(db: Db, kind: StoryScope['kind'], valuedOf?: SQLiteColumn, keyName = '') {
+  return prepared(db, `count:${kind}:${keyName}`, () =>
+    db
+      .select({ total: count() })
+      .from(stories)
+      .where(and(scopeCondition(kind), valuedOf === undefined ? undefined : isNotNull(valuedOf)))
+      .prepare(),
+  );
+}
+
+const GROUPS = {
+  authorName: { table: authors, storyColumn: stories.authorId },
+  seriesName: { table: series, storyColumn: stories.seriesId },
+} as const;
+type GroupKey = keyof typeof GROUPS;
+
+/**
+ * The authors (or series) that hold the stories from position `offset` on, in name order, each
+ * with `upto`: how many stories the groups up to and including it hold. At most `limit` groups
+ * (every group has at least one story).
+ */
+function groupWindowStatement(db: Db, key: GroupKey, direction: SortDirection) {
+  return prepared(db, `groups:${key}:${direction}`, () => {
+    const { table } = GROUPS[key];
+    const ranked = db
+      .select({
+        id: table.id,
+        storyCount: table.storyCount,
+        upto: sql<number>`sum(${table.storyCount}) over (order by ${table.nameKey} ${sql.raw(direction)})`.as('upto'),
+      })
+      .from(table)
+      .where(gt(table.storyCount, 0))
+      .as('ranked');
+    return db
+      .select()
+      .from(ranked)
+      .where(gt(ranked.upto, sql.placeholder('offset')))
+      .orderBy(asc(ranked.upto))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+  });
+}
+
+function groupStoryIdsStatement(db: Db, key: GroupKey, direction: SortDirection) {
+  return prepared(db, `groupIds:${key}:${direction}`, () =>
+    db
+      .select({ id: stories.id })
+      .from(stories)
+      .where(eq(GROUPS[key].storyColumn, sql.placeholder('groupId')))
+      .orderBy(direction === 'asc' ? asc(stories.id) : desc(stories.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+  );
+}
+
+/** The stories that have an author (or series) in name order, then id: group by group. */
+function groupedStoryIds(db: Db, key: GroupKey, direction: SortDirection, window: { limit: number; offset: number }): string[] {
+  const ids: string[] = [];
+  for (const group of groupWindowStatement(db, key, direction).all(window)) {
+    const before = group.upto - group.storyCount;
+    const rows = groupStoryIdsStatement(db, key, direction).all({
+      groupId: group.id,
+      limit: window.limit - ids.length,
+      offset: Math.max(0, window.offset - before),
+    });
+    for (const row of rows) ids.push(row.id);
+    if (ids.length >= window.limit) break;
+  }
+  return ids;
+}
+
+function valuedStoryIds(
+  db: Db,
+  scope: StoryScope,
+  sortBy: StorySortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+): string[] {
+  if (scope.kind === 'all' && (sortBy === 'authorName' || sortBy === 'seriesName')) {
+    return groupedStoryIds(db, sortBy, direction, window);
+  }
+  return idPageStatement(db, scope.kind, sortBy, direction, 'valued')
+    .all({ scopeId: scopeId(scope), limit: window.limit, offset: window.offset })
+    .map((row) => row.id);
+}
+
+/** The ids of one window of the scope's stories in the requested order (see the file comment). */
+export function sortedStoryIds(
+  db: Db,
+  scope: StoryScope,
+  sortBy: StorySortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+): string[] {
+  const id = scopeId(scope);
+  const ids = valuedStoryIds(db, scope, sortBy, direction, window);
+  const nullWhen = SORTS[sortBy].nullWhen;
+  if (nullWhen === undefined || ids.length === window.limit) return ids;
+
+  // The valued rows ran out inside this window: continue with the rows that have no value.
+  const valued = countStatement(db, scope.kind, nullWhen, sortBy).get({ scopeId: id })?.total ?? 0;
+  const rest = idPageStatement(db, scope.kind, sortBy, direction, 'unvalued').all({
+    scopeId: id,
+    limit: window.limit - ids.length,
+    offset: Math.max(0, window.offset - valued),
+  });
+  return [...ids, ...rest.map((row) => row.id)];
+}
+
+/** How many stories the scope has (an index count: cheap even at 100k). */
+export function countStories(db: Db, scope: StoryScope): number {
+  return countStatement(db, scope.kind).get({ scopeId: scopeId(scope) })?.total ?? 0;
+}
+
+/** Rated stories only, rating desc then createdAt desc (then id), served by `(rating, created_at, id)`. */
+export function topRatedStoryIds(db: Db, limit: number): string[] {
+  const statement = prepared(db, 'ids:topRated', () =>
+    db
+      .select({ id: stories.id })
+      .from(stories)
+      .where(isNotNull(stories.rating))
+      .orderBy(desc(stories.rating), desc(stories.createdAt), desc(stories.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
+  );
+  return statement.all({ limit }).map((row) => row.id);
+}
+
+/** A series' stories: volume ascending with unnumbered ones last, then createdAt, then id. */
+export function seriesStoryIds(db: Db, seriesId: string): string[] {
+  const statement = prepared(db, 'ids:series', () =>
+    db
+      .select({ id: stories.id })
+      .from(stories)
+      .where(eq(stories.seriesId, sql.placeholder('seriesId')))
+      .orderBy(sql`${stories.volume} ASC NULLS LAST`, asc(stories.createdAt), asc(stories.id))
+      .prepare(),
+  );
+  return statement.all({ seriesId }).map((row) => row.id);
+}
