@@ -1,4 +1,105 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
+import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdateBody } from '../schemas/story.js';
+import { storyListRoutes } from './list-routes.js';
+import * as stories from './service.js';
 
-/** Placeholder until the stories routes are written. */
-export const storyRoutes: FastifyPluginAsyncTypebox = async () => {};
+const TAGS = ['stories'];
+
+/**
+ * Spec 4.2, except covers and search (their own owners): one story, its writes, its rating and
+ * its tag links here; the lists in `list-routes.ts`. Literal segments (`recent`, `top-rated`,
+ * `author`, `series`, `tags`, `search`) win over `{id}` in Fastify's router.
+ */
+export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(storyListRoutes);
+
+  app.get(
+    '/stories/:id',
+    { schema: { tags: TAGS, summary: 'Get a story', params: IdParams, response: { 200: StoryDto, ...errorResponses(400, 401, 404) } } },
+    async (request) => stories.getStory(app.db, request.params.id),
+  );
+
+  app.post(
+    '/stories',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Create a story; authorName, seriesName and tagNames are found or created',
+        body: StoryCreateBody,
+        response: { 201: StoryDto, ...errorResponses(400, 401, 413, 415) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(stories.createStory(app.db, request.body)),
+  );
+
+  app.put(
+    '/stories/:id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Update a story: absent fields are kept, null clears, tagNames replaces the tags',
+        params: IdParams,
+        body: StoryUpdateBody,
+        response: { 200: StoryDto, ...errorResponses(400, 401, 404, 413, 415) },
+      },
+    },
+    async (request) => stories.updateStory(app.db, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/stories/:id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a story and its tag links',
+        params: IdParams,
+        response: { 200: MessageBody, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      stories.deleteStory(app.db, request.params.id);
+      return { message: 'Story deleted successfully' };
+    },
+  );
+
+  app.post(
+    '/stories/:id/rating',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Rate a story (1 to 5)',
+        params: IdParams,
+        body: StoryRatingBody,
+        response: { 200: StoryDto, ...errorResponses(400, 401, 404, 415) },
+      },
+    },
+    async (request) => stories.rateStory(app.db, request.params.id, request.body.rating),
+  );
+
+  app.post(
+    '/stories/:id/tags/:tagId',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Add an existing tag to a story (already linked: no change)',
+        params: StoryTagParams,
+        response: { 200: StoryDto, ...errorResponses(400, 401, 404, 415) },
+      },
+    },
+    async (request) => stories.setStoryTag(app.db, request.params.id, request.params.tagId, true),
+  );
+
+  app.delete(
+    '/stories/:id/tags/:tagId',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Remove a tag from a story (not linked: no change)',
+        params: StoryTagParams,
+        response: { 200: StoryDto, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => stories.setStoryTag(app.db, request.params.id, request.params.tagId, false),
+  );
+};

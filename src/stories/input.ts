@@ -1,0 +1,97 @@
+/**
+ * Turns a schema-valid story create/update body into what the service writes, enforcing the
+ * rules a schema cannot say (spec 2.2, 4.2; decisions.md "Shapes and values"): titles and names
+ * trimmed and not blank, either an id or a name for the author and the series, tag names
+ * cleaned as the tags service cleans them, and the body HTML sanitized and derived.
+ *
+ * Every offending field is reported at once, in one 400 `details`.
+ */
+import { BadRequest, HttpError, type ErrorDetails } from '../errors.js';
+import { deriveStoryText, type StoryText } from '../lib/html/story-text.js';
+import { cleanName } from '../lib/names.js';
+import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
+import { cleanTagName } from '../tags/service.js';
+
+/** An author or series choice: absent (untouched), `null` (none), an id, or a name to find or create. */
+export type LinkChoice = undefined | null | { id: string } | { name: string };
+
+/** Only the fields the body gave; `undefined` means "leave as it is". */
+export interface StoryInput {
+  title?: string;
+  summary?: string | null;
+  description?: string | null;
+  /** Present when the body gave `contentHtml` (even `null`): the derived triple to store. */
+  text?: StoryText;
+  sourceUrl?: string | null;
+  volume?: number | null;
+  rating?: number | null;
+  author: LinkChoice;
+  series: LinkChoice;
+  /** Cleaned (trimmed, lowercased) names; `[]` when the body cleared the tags. */
+  tagNames?: string[];
+}
+
+const BLANK = 'must not be blank';
+
+function parseLink(
+  details: ErrorDetails,
+  fields: { id: string; name: string },
+  id: string | null | undefined,
+  name: string | null | undefined,
+): LinkChoice {
+  if (id !== undefined && name !== undefined && (id !== null || name !== null)) {
+    const message = `give either ${fields.id} or ${fields.name}, not both`;
+    details[fields.id] = message;
+    details[fields.name] = message;
+    return undefined;
+  }
+  if (id !== undefined) return id === null ? null : { id };
+  if (name === undefined || name === null) return name;
+  const cleaned = cleanName(name);
+  if (cleaned === '') {
+    details[fields.name] = BLANK;
+    return undefined;
+  }
+  return { name: cleaned };
+}
+
+function parseTagNames(details: ErrorDetails, raw: readonly string[] | null | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null) return [];
+  try {
+    return [...new Set(raw.map((name) => cleanTagName(name, 'tagNames')))];
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.details === undefined) throw error;
+    Object.assign(details, error.details);
+    return undefined;
+  }
+}
+
+/**
+ * Validates and normalizes a story body. On create the title is required (the schema already
+ * demands it); on update every field is optional. Throws a 400 naming every bad field.
+ */
+export function parseStoryBody(body: StoryCreateBody | StoryUpdateBody): StoryInput {
+  const details: ErrorDetails = {};
+  let title: string | undefined;
+  if (body.title !== undefined) {
+    title = body.title.trim();
+    if (title === '') details.title = BLANK;
+  }
+  const author = parseLink(details, { id: 'authorId', name: 'authorName' }, body.authorId, body.authorName);
+  const series = parseLink(details, { id: 'seriesId', name: 'seriesName' }, body.seriesId, body.seriesName);
+  const tagNames = parseTagNames(details, body.tagNames);
+  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+
+  const input: StoryInput = { author, series };
+  if (title !== undefined) input.title = title;
+  if (body.summary !== undefined) input.summary = body.summary;
+  if (body.description !== undefined) input.description = body.description;
+  if (body.sourceUrl !== undefined) input.sourceUrl = body.sourceUrl;
+  if (body.volume !== undefined) input.volume = body.volume;
+  if (body.rating !== undefined) input.rating = body.rating;
+  if (tagNames !== undefined) input.tagNames = tagNames;
+  // Sanitizing is the costly part of a write: done here, before the write transaction opens.
+  if (body.contentHtml !== undefined) input.text = deriveStoryText(body.contentHtml);
+  return input;
+}

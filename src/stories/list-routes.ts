@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../schemas/common.js';
+import {
+  AuthorScopeParams,
+  SeriesScopeParams,
+  StoryLimitQuery,
+  StoryList,
+  StoryListQuery,
+  StoryPage,
+  TagNameParams,
+} from '../schemas/story.js';
+import * as lists from './list-service.js';
+
+const TAGS = ['stories'];
+
+/** The story lists of spec 4.2 (orders in decisions.md, "Lists and pagination"). */
+export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/stories',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'List stories (default newest first)',
+        querystring: StoryListQuery,
+        response: { 200: StoryPage, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => lists.listStories(app.db, request.query),
+  );
+
+  app.get(
+    '/stories/author/:authorId',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "An author's stories",
+        params: AuthorScopeParams,
+        querystring: StoryListQuery,
+        response: { 200: StoryPage, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => lists.listStoriesByAuthor(app.db, request.params.authorId, request.query),
+  );
+
+  app.get(
+    '/stories/series/:seriesId',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "A series' stories by volume (unnumbered last), then oldest first",
+        params: SeriesScopeParams,
+        response: { 200: StoryList, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => lists.listSeriesStories(app.db, request.params.seriesId),
+  );
+
+  app.get(
+    '/stories/tags/:tagName',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Stories with a tag (name matched case-insensitively)',
+        params: TagNameParams,
+        querystring: StoryListQuery,
+        response: { 200: StoryPage, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => lists.listStoriesByTag(app.db, request.params.tagName, request.query),
+  );
+
+  app.get(
+    '/stories/recent',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'The most recently added stories',
+        querystring: StoryLimitQuery,
+        response: { 200: StoryList, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => lists.recentStories(app.db, request.query.limit),
+  );
+
+  app.get(
+    '/stories/top-rated',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Rated stories, best first, newer first among equals',
+        querystring: StoryLimitQuery,
+        response: { 200: StoryList, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => lists.topRatedStories(app.db, request.query.limit),
+  );
+};

@@ -1,0 +1,165 @@
+/**
+ * Story rules and writes (spec 4.2, decisions.md). Every write is one `writeTransaction`, so the
+ * search documents change with the rows; nothing inside it awaits, and the costly HTML work is
+ * done before it opens. Each write then reads the story back, as the API shows it.
+ */
+import type { Db } from '../db/open.js';
+import { writeTransaction, type Tx } from '../db/transaction.js';
+import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
+import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
+import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
+import { findOrCreateTags, findTagById } from '../tags/repository.js';
+import { tagNotFound } from '../tags/service.js';
+import { newId, nowIso } from '../lib/clock.js';
+import type { StoryCreateBody, StoryDto, StoryUpdateBody } from '../schemas/story.js';
+import { parseStoryBody, type LinkChoice, type StoryInput } from './input.js';
+import { presentStory } from './present.js';
+import * as repo from './repository.js';
+
+export function storyNotFound(id: string): NotFound {
+  return new NotFound(`Story not found with id: ${id}`);
+}
+
+/** The stories with these ids as DTOs, in the order given: two queries whatever the count. */
+export function presentStories(db: Db, ids: readonly string[]): StoryDto[] {
+  const rows = repo.loadStories(db, ids);
+  const tags = repo.loadTagsOf(db, ids);
+  return rows.map((row) => presentStory(row, tags.get(row.id) ?? []));
+}
+
+export function getStory(db: Db, id: string): StoryDto {
+  const story = presentStories(db, [id])[0];
+  if (story === undefined) throw storyNotFound(id);
+  return story;
+}
+
+/**
+ * A new `updatedAt`: now, or 1 ms after the previous one when the clock has not moved on, so
+ * every successful update visibly changes it (and sorts after the previous state).
+ */
+function nextUpdatedAt(previous: string): string {
+  const now = nowIso();
+  return now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
+}
+
+/** An author/series choice as a column value: `undefined` leaves it, `null` clears it. */
+function resolveLink(
+  tx: Tx,
+  choice: LinkChoice,
+  find: (tx: Tx, id: string) => { id: string } | undefined,
+  findOrCreate: (tx: Tx, name: string) => { id: string },
+  field: string,
+  details: ErrorDetails,
+): string | null | undefined {
+  if (choice === undefined || choice === null) return choice;
+  if ('name' in choice) return findOrCreate(tx, choice.name).id;
+  if (find(tx, choice.id) === undefined) {
+    details[field] = `no ${field === 'authorId' ? 'author' : 'series'} has this id`;
+    return undefined;
+  }
+  return choice.id;
+}
+
+/** The author and series columns the input sets; unknown ids are one 400 naming each field. */
+function resolveLinks(tx: Tx, input: StoryInput): repo.StoryPatch {
+  const details: ErrorDetails = {};
+  const authorId = resolveLink(tx, input.author, findAuthorById, findOrCreateAuthor, 'authorId', details);
+  const seriesId = resolveLink(tx, input.series, findSeriesById, findOrCreateSeries, 'seriesId', details);
+  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+  const patch: repo.StoryPatch = {};
+  if (authorId !== undefined) patch.authorId = authorId;
+  if (seriesId !== undefined) patch.seriesId = seriesId;
+  return patch;
+}
+
+/** The plain columns the input sets (everything but links and tags). */
+function fieldPatch(input: StoryInput): repo.StoryPatch {
+  const patch: repo.StoryPatch = {};
+  if (input.title !== undefined) patch.title = input.title;
+  if (input.summary !== undefined) patch.summary = input.summary;
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.sourceUrl !== undefined) patch.sourceUrl = input.sourceUrl;
+  if (input.volume !== undefined) patch.volume = input.volume;
+  if (input.rating !== undefined) patch.rating = input.rating;
+  if (input.text !== undefined) Object.assign(patch, input.text);
+  return patch;
+}
+
+/** Makes the story's tags exactly these, touching only the links that change. */
+function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void {
+  const wanted = findOrCreateTags(tx, tagNames).map((tag) => tag.id);
+  const current = repo.tagIdsOf(tx, storyId);
+  repo.unlinkTags(tx, storyId, current.filter((tagId) => !wanted.includes(tagId)));
+  repo.linkTags(tx, storyId, wanted.filter((tagId) => !current.includes(tagId)));
+}
+
+/** Spec 4.2 create: authorName/seriesName/tagNames are found case-insensitively or created. */
+export function createStory(db: Db, body: StoryCreateBody): StoryDto {
+  const input = parseStoryBody(body);
+  const id = newId();
+  const now = nowIso();
+  writeTransaction(db, (tx) => {
+    repo.insertStory(tx, {
+      summary: null,
+      description: null,
+      contentHtml: null,
+      contentPlain: null,
+      sourceUrl: null,
+      wordCount: 0,
+      volume: null,
+      rating: null,
+      ...fieldPatch(input),
+      ...resolveLinks(tx, input),
+      id,
+      title: input.title ?? body.title,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
+  });
+  return getStory(db, id);
+}
+
+/** Spec 4.2 update: partial; `null` clears; `tagNames` replaces the whole set; 404 when absent. */
+export function updateStory(db: Db, id: string, body: StoryUpdateBody): StoryDto {
+  const input = parseStoryBody(body);
+  writeTransaction(db, (tx) => {
+    const current = repo.findStoryStamp(tx, id);
+    if (current === undefined) throw storyNotFound(id);
+    repo.updateStory(tx, id, { ...fieldPatch(input), ...resolveLinks(tx, input), updatedAt: nextUpdatedAt(current.updatedAt) });
+    if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
+  });
+  return getStory(db, id);
+}
+
+/** `POST /stories/{id}/rating`. */
+export function rateStory(db: Db, id: string, rating: number): StoryDto {
+  writeTransaction(db, (tx) => {
+    const current = repo.findStoryStamp(tx, id);
+    if (current === undefined) throw storyNotFound(id);
+    repo.updateStory(tx, id, { rating, updatedAt: nextUpdatedAt(current.updatedAt) });
+  });
+  return getStory(db, id);
+}
+
+/**
+ * Links or unlinks an existing tag. Unknown story or tag: 404. Adding a linked tag or removing
+ * an unlinked one changes nothing (200); a real change bumps `updatedAt`.
+ */
+export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean): StoryDto {
+  writeTransaction(db, (tx) => {
+    const current = repo.findStoryStamp(tx, id);
+    if (current === undefined) throw storyNotFound(id);
+    if (findTagById(tx, tagId) === undefined) throw tagNotFound(tagId);
+    const changed = linked ? repo.linkTags(tx, id, [tagId]) : repo.unlinkTags(tx, id, [tagId]);
+    if (changed > 0) repo.updateStory(tx, id, { updatedAt: nextUpdatedAt(current.updatedAt) });
+  });
+  return getStory(db, id);
+}
+
+/** Deletes the story and its tag links (cascade); the author/series/tag counts follow by trigger. */
+export function deleteStory(db: Db, id: string): void {
+  writeTransaction(db, (tx) => {
+    if (!repo.deleteStory(tx, id)) throw storyNotFound(id);
+  });
+}
