@@ -185,7 +185,7 @@ t.test('paged envelope arithmetic and parameter validation', async (t) => {
 
   t.match((await ctx.get('/api/authors?size=5')).json(), { totalPages: 1, first: true, last: true });
 
-  for (const [query, field] of [
+  const invalid: Array<[query: string, field: string]> = [
     ['size=0', 'size'],
     ['size=101', 'size'],
     ['size=two', 'size'],
@@ -193,11 +193,12 @@ t.test('paged envelope arithmetic and parameter validation', async (t) => {
     ['page=1.5', 'page'],
     ['sortBy=title', 'sortBy'],
     ['sortDir=up', 'sortDir'],
-  ]) {
+  ];
+  for (const [query, field] of invalid) {
     for (const path of ['/api/authors', '/api/authors/search?query=a&']) {
       const res = await ctx.get(`${path}${path.endsWith('&') ? '' : '?'}${query}`);
       t.equal(res.statusCode, 400, `${path} ${query}`);
-      t.type(res.json().details?.[field as string], 'string', `${path} ${query}: details.${field}`);
+      t.type(res.json().details?.[field], 'string', `${path} ${query}: details.${field}`);
     }
   }
   t.equal((await ctx.get('/api/authors?size=100')).statusCode, 200);

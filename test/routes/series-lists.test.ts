@@ -94,16 +94,17 @@ t.test('series sorts: stable pages under every key and direction', async (t) => 
   );
   t.same(names((await ctx.get('/api/series?sortDir=DESC&size=2')).json().content), ['Foxtrot', 'echo']);
 
-  for (const [query, field] of [
+  const invalid: Array<[query: string, field: string]> = [
     ['sortBy=rating', 'sortBy'],
     ['sortDir=sideways', 'sortDir'],
     ['size=0', 'size'],
     ['size=101', 'size'],
     ['page=-1', 'page'],
-  ]) {
+  ];
+  for (const [query, field] of invalid) {
     const res = await ctx.get(`/api/series?${query}`);
     t.equal(res.statusCode, 400, query);
-    t.type(res.json().details?.[field as string], 'string');
+    t.type(res.json().details?.[field], 'string', `${query}: details.${field}`);
   }
 });
 
