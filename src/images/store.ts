@@ -1,0 +1,340 @@
+/**
+ * The image store: the only code that joins paths under `DATA_DIR/images` (STYLE.md, habit 9).
+ *
+ * Layout: `images/covers/<uuid>.<ext>`, `images/avatars/<uuid>.<ext>`, and `images/.incoming/`
+ * for uploads in progress. An upload streams into `.incoming/` (same file system, so the final
+ * rename is atomic) while its bytes are counted and structure-checked; only a complete, valid
+ * image of at most 5 MiB is fsynced and renamed into place. Any failure removes the temp file,
+ * so a failed or aborted upload leaves the folders as they were (decisions.md "Images").
+ *
+ * Every user-supplied path goes through two guards: the text guard (image-path.ts) and, here,
+ * the disk guard: the name must resolve (symlinks followed) to a file inside `covers/` or
+ * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { invalidField, NotFound, TooLarge, UnsupportedType } from '../errors.js';
+import { FORMATS, SNIFF_BYTES, sniffImageFormat, type ImageFormat } from './formats.js';
+import { IMAGE_KINDS, parseImagePath, type ImageKind, type ImagePath } from './image-path.js';
+import { ImageStructureCheck, InvalidImage } from './structure.js';
+
+/** decisions.md: 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** The folder for uploads in progress, inside the images folder. */
+export const INCOMING_DIR = '.incoming';
+
+/** Temp files older than this are leftovers of a crash and are swept at startup. */
+const STALE_UPLOAD_MS = 60 * 60 * 1000;
+
+const OPEN_NO_FOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+
+export interface StoreLogger {
+  warn(details: object, message: string): void;
+}
+
+/** The part of a multipart file part the store reads: its stream and its field name. */
+export interface UploadedPart {
+  readonly fieldname: string;
+  /** Busboy's stream; `truncated` is set when the parser's own size limit cut it off. */
+  readonly file: Readable & { truncated?: boolean };
+}
+
+/** An image opened for serving. Call exactly one of `stream()` or `close()`. */
+export interface OpenedImage {
+  readonly relPath: string;
+  readonly size: number;
+  readonly modified: Date;
+  /** From the file's magic bytes, never its name. */
+  readonly contentType: string;
+  /** Strong: stored names are never reused and files never rewritten, so name+size+mtime pin the bytes. */
+  readonly etag: string;
+  /** The bytes; the stream owns (and closes) the file. */
+  stream(): Readable;
+  close(): Promise<void>;
+}
+
+/** decisions.md "Images": the 415 of every upload, naming the part. */
+export function notAnImage(field: string): UnsupportedType {
+  return new UnsupportedType('The file is not a JPEG, PNG or WebP image', { [field]: 'must be a JPEG, PNG or WebP image' });
+}
+
+/** decisions.md "Images": the 413 of every upload, naming the part. */
+export function imageTooLarge(field: string): TooLarge {
+  return new TooLarge('The image is larger than 5 MiB', { [field]: `must be at most 5 MiB (${MAX_IMAGE_BYTES} bytes)` });
+}
+
+function imageNotFound(relPath: string): NotFound {
+  return new NotFound(`Image not found: ${relPath}`);
+}
+
+export class ImageStore {
+  private constructor(
+    /** The images folder with symlinks resolved; every path the store touches starts here. */
+    readonly root: string,
+    private readonly log: StoreLogger,
+  ) {}
+
+  /**
+   * Creates `covers/`, `avatars/` and `.incoming/` if needed, refuses to start when any of them
+   * is not a real directory (a symlink there would let writes leave the folder), and sweeps
+   * temp files a crash left behind.
+   */
+  static async open(imagesDir: string, log: StoreLogger): Promise<ImageStore> {
+    await fsp.mkdir(imagesDir, { recursive: true });
+    const root = await fsp.realpath(imagesDir);
+    for (const folder of [...IMAGE_KINDS, INCOMING_DIR]) {
+      const dir = path.join(root, folder);
+      await fsp.mkdir(dir, { recursive: true });
+      const stat = await fsp.lstat(dir);
+      if (!stat.isDirectory()) throw new Error(`${dir} must be a directory, not a link or a file`);
+    }
+    const store = new ImageStore(root, log);
+    await store.sweepIncoming(STALE_UPLOAD_MS);
+    return store;
+  }
+
+  /**
+   * Streams one multipart file part into `<kind>/<uuid>.<ext>` and returns that relative path.
+   * The part's stream is always read to its end (what follows a failure is discarded, not
+   * kept), so the client gets the error rather than a reset connection. Throws 415 (not a
+   * complete JPEG, PNG or WebP), 413 (over {@link MAX_IMAGE_BYTES}), or the stream's own error
+   * for an aborted request; in every failure case nothing is left on disk.
+   */
+  async saveUploadedImage(part: UploadedPart, kind: ImageKind): Promise<string> {
+    const field = part.fieldname;
+    const check = new ImageStructureCheck();
+    const tempPath = path.join(this.root, INCOMING_DIR, `${randomUUID()}.upload`);
+    let handle: FileHandle | undefined;
+    let sniffing: Buffer[] = [];
+    let size = 0;
+    let failure: Error | undefined;
+    try {
+      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+        if (failure !== undefined) continue;
+        try {
+          size += chunk.length;
+          if (size > MAX_IMAGE_BYTES) throw imageTooLarge(field);
+          check.push(chunk);
+          if (check.format === undefined) {
+            sniffing.push(chunk); // fewer than 12 bytes so far: not yet known to be an image
+            continue;
+          }
+          handle ??= await fsp.open(tempPath, 'wx', 0o644);
+          for (const early of sniffing) await writeAll(handle, early);
+          sniffing = [];
+          await writeAll(handle, chunk);
+        } catch (error) {
+          failure = error as Error;
+        }
+      }
+      if (failure === undefined && part.file.truncated === true) failure = imageTooLarge(field);
+      let format: ImageFormat | undefined;
+      if (failure === undefined) {
+        try {
+          format = check.end();
+        } catch (error) {
+          failure = error as Error;
+        }
+      }
+      if (failure instanceof InvalidImage) throw notAnImage(field);
+      if (failure !== undefined || format === undefined) throw failure;
+
+      handle ??= await fsp.open(tempPath, 'wx', 0o644);
+      for (const early of sniffing) await writeAll(handle, early);
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      const name = `${randomUUID()}.${FORMATS[format].ext}`;
+      await fsp.rename(tempPath, path.join(this.root, kind, name));
+      await syncDirectory(path.join(this.root, kind));
+      return `${kind}/${name}`;
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      await fsp.rm(tempPath, { force: true }).catch((cause: unknown) => this.log.warn({ err: cause, tempPath }, 'could not remove a failed upload'));
+      throw error;
+    }
+  }
+
+  /**
+   * Opens a stored image for serving: the path guard (400), then 404 when there is no such
+   * regular file or its bytes are not an image the store would have written.
+   */
+  async openImage(rawPath: unknown, field = 'path'): Promise<OpenedImage> {
+    const image = parseImagePath(rawPath, field);
+    const real = await this.resolve(image, field);
+    if (real === undefined) throw imageNotFound(image.relPath);
+    let handle: FileHandle;
+    try {
+      handle = await fsp.open(real, OPEN_NO_FOLLOW);
+    } catch (error) {
+      if (isMissing(error)) throw imageNotFound(image.relPath);
+      throw error;
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw imageNotFound(image.relPath);
+      const head = Buffer.alloc(SNIFF_BYTES);
+      const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+      const format = sniffImageFormat(head.subarray(0, bytesRead));
+      if (format === undefined) throw imageNotFound(image.relPath);
+      const opened = handle;
+      return {
+        relPath: image.relPath,
+        size: stat.size,
+        modified: stat.mtime,
+        contentType: FORMATS[format].contentType,
+        etag: `"${image.name}-${stat.size.toString(16)}-${Math.trunc(stat.mtimeMs).toString(16)}"`,
+        stream: () => opened.createReadStream({ start: 0, autoClose: true }),
+        close: () => opened.close(),
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /**
+   * For `coverPath` / `avatarImagePath` in request bodies (decisions.md, beyond): the path must
+   * pass the guard, lie under `kind`'s folder and name an existing file; else 400 on `field`.
+   * Returns the path as it is to be stored.
+   */
+  async assertStoredImage(kind: ImageKind, rawPath: unknown, field: string): Promise<string> {
+    const image = parseImagePath(rawPath, field);
+    if (image.kind !== kind) throw invalidField(field, `must name an image under ${kind}/`);
+    const real = await this.resolve(image, field);
+    const stat = real === undefined ? undefined : await fsp.stat(real).catch(() => undefined);
+    if (stat === undefined || !stat.isFile()) throw invalidField(field, 'must name an uploaded image');
+    return image.relPath;
+  }
+
+  /**
+   * Deletes the stored file a relative path names (the directory entry itself: a link is
+   * removed, never its target). Returns false when there was no such file. 400 for a path the
+   * guards refuse, before anything is touched.
+   */
+  async removeImage(rawPath: unknown, field = 'path'): Promise<boolean> {
+    const image = parseImagePath(rawPath, field);
+    if ((await this.resolve(image, field)) === undefined) return false;
+    try {
+      await fsp.unlink(path.join(this.root, image.kind, image.name));
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * {@link removeImage} for clean-up after a commit (a replaced cover, a deleted story): `null`
+   * and missing files are fine, and a failure is logged rather than thrown, because the
+   * database change it follows has already happened.
+   */
+  async removeImageQuietly(relPath: string | null | undefined): Promise<void> {
+    if (relPath === null || relPath === undefined || relPath === '') return;
+    try {
+      await this.removeImage(relPath);
+    } catch (error) {
+      this.log.warn({ err: error, relPath }, 'could not remove an image file');
+    }
+  }
+
+  /**
+   * Applies both guards to a user-supplied path (400 as they decide) and says whether the file
+   * exists, touching nothing: for callers that must change the database before the disk.
+   */
+  async locateImage(rawPath: unknown, field = 'path'): Promise<{ relPath: string; exists: boolean }> {
+    const image = parseImagePath(rawPath, field);
+    const real = await this.resolve(image, field);
+    const stat = real === undefined ? undefined : await fsp.stat(real).catch(() => undefined);
+    return { relPath: image.relPath, exists: stat?.isFile() === true };
+  }
+
+  /** Removes temp files in `.incoming/` older than `olderThanMs`. */
+  async sweepIncoming(olderThanMs: number): Promise<number> {
+    const dir = path.join(this.root, INCOMING_DIR);
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    for (const entry of await fsp.readdir(dir)) {
+      const file = path.join(dir, entry);
+      try {
+        const stat = await fsp.lstat(file);
+        if (stat.mtimeMs > cutoff) continue;
+        await fsp.rm(file, { force: true, recursive: true });
+        removed += 1;
+      } catch (error) {
+        this.log.warn({ err: error, file }, 'could not remove a stale upload');
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * The disk guard. Returns the real path of the named file, `undefined` when there is none,
+   * and throws 400 when the name resolves (through any symlink, dangling ones included) to
+   * anything outside `covers/` or `avatars/` of the real images folder.
+   */
+  private async resolve(image: ImagePath, field: string): Promise<string | undefined> {
+    const entry = path.join(this.root, image.kind, image.name);
+    let real: string;
+    try {
+      real = await fsp.realpath(entry);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw leavesImages(field);
+      if (!isMissing(error)) throw error;
+      await this.assertDanglingLinkInside(entry, field);
+      return undefined;
+    }
+    if (!this.isInsideImageFolders(real)) throw leavesImages(field);
+    return real;
+  }
+
+  /** A dangling link that points outside is refused like a live one, not reported as missing. */
+  private async assertDanglingLinkInside(entry: string, field: string): Promise<void> {
+    const stat = await fsp.lstat(entry).catch(() => undefined);
+    if (stat === undefined || !stat.isSymbolicLink()) return;
+    const target = path.resolve(path.dirname(entry), await fsp.readlink(entry));
+    if (!this.isInsideImageFolders(target)) throw leavesImages(field);
+  }
+
+  private isInsideImageFolders(real: string): boolean {
+    return IMAGE_KINDS.some((kind) => {
+      const relative = path.relative(path.join(this.root, kind), real);
+      return relative !== '' && !path.isAbsolute(relative) && relative.split(path.sep)[0] !== '..';
+    });
+  }
+}
+
+function leavesImages(field: string) {
+  return invalidField(field, 'must stay inside the images folder');
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** Makes a rename durable (the directory entry reaches the disk); not supported everywhere. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await fsp.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Windows cannot open or fsync a directory; the rename itself is still atomic.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
