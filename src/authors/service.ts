@@ -80,11 +80,9 @@ function present(db: DbOrTx, row: AuthorRow): AuthorDto {
   return presentAuthor(row, repo.findAuthorUrls(db, [row.id]).get(row.id) ?? []);
 }
 
+/** A page of authors with their URLs, fetched in one query for the whole page. */
 function presentAll(db: DbOrTx, rows: readonly AuthorRow[]): AuthorDto[] {
-  const urls = repo.findAuthorUrls(
-    db,
-    rows.map((row) => row.id),
-  );
+  const urls = repo.findAuthorUrls(db, rows.map((row) => row.id));
   return rows.map((row) => presentAuthor(row, urls.get(row.id) ?? []));
 }
 
