@@ -5,6 +5,7 @@ import { registerErrorHandling } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
+import { imagesPlugin } from './plugins/images.js';
 import { apiRoutes } from './routes.js';
 
 /** decisions.md: a JSON body over 16 MiB is 413. */
@@ -53,6 +54,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
+  await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(authPlugin, config);
   await app.register(apiRoutes, { prefix: '/api' });
   return app;

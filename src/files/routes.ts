@@ -1,4 +1,75 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { errorResponses, MessageBody } from '../schemas/common.js';
+import { ImageBytes, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
+import * as files from './service.js';
 
-/** Placeholder until the file routes are written. */
-export const fileRoutes: FastifyPluginAsyncTypebox = async () => {};
+const FILES = ['files'];
+
+/** Spec 4.6 and decisions.md "Images". The store behind these routes owns every path. */
+export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const [segment, kind] of [['cover', 'covers'], ['avatar', 'avatars']] as const) {
+    app.post(
+      `/files/upload/${segment}`,
+      {
+        config: { acceptsMultipart: true },
+        schema: {
+          tags: FILES,
+          summary: `Upload an image into ${kind}/ (multipart part "file"; JPEG, PNG or WebP, at most 5 MiB)`,
+          consumes: ['multipart/form-data'],
+          response: { 200: UploadResponse, ...errorResponses(400, 401, 413, 415) },
+        },
+      },
+      async (request) => files.uploadImage(request, app.images, kind),
+    );
+  }
+
+  const imageResponses = { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 404) };
+
+  /** Sends what the service decided; headers only once nothing can fail any more. */
+  const sendImage = async (reply: FastifyReply, rawPath: unknown, headers: { 'if-none-match'?: string; 'if-modified-since'?: string }) => {
+    const image = await files.imageReply(app.images, rawPath, {
+      ifNoneMatch: headers['if-none-match'],
+      ifModifiedSince: headers['if-modified-since'],
+    });
+    return reply.code(image.status).headers(image.headers).send(image.body);
+  };
+
+  app.get(
+    '/files/images/*',
+    {
+      schema: {
+        tags: FILES,
+        summary: 'An image by its path after /images/ (or ?path=)',
+        params: ImageTailParams,
+        querystring: ImageTailQuery,
+        response: imageResponses,
+      },
+    },
+    async (request, reply) => sendImage(reply, request.params['*'] || request.query.path, request.headers),
+  );
+
+  app.get(
+    '/files/images',
+    {
+      schema: { tags: FILES, summary: 'An image by ?path=', querystring: ImagePathQuery, response: imageResponses },
+    },
+    async (request, reply) => sendImage(reply, request.query.path, request.headers),
+  );
+
+  app.delete(
+    '/files/images',
+    {
+      schema: {
+        tags: FILES,
+        summary: 'Delete an image and clear every cover or avatar pointing at it',
+        querystring: ImagePathQuery,
+        response: { 200: MessageBody, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      await files.deleteImage(app.db, app.images, request.query.path);
+      return { message: 'Image deleted successfully' };
+    },
+  );
+};

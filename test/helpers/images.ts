@@ -2,6 +2,8 @@
  * Real, minimal images built in code (every one decodes in ImageMagick), plus the files that
  * must be refused: other formats, markup, and polyglots that only start like an image.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import zlib from 'node:zlib';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -131,4 +133,12 @@ export function pngHeaderPolyglot(): Buffer {
 export function webpHeaderPolyglot(): Buffer {
   const body = Buffer.concat([Buffer.from('WEBP', 'latin1'), html()]);
   return Buffer.concat([Buffer.from('RIFF', 'latin1'), u32le(body.length), body]);
+}
+
+/** Every regular file under `DATA_DIR/images`, relative to it, sorted: a snapshot of the folder. */
+export function imageFolderFiles(dataDir: string): string[] {
+  const root = path.join(dataDir, 'images');
+  return (fs.readdirSync(root, { recursive: true }) as string[])
+    .filter((entry) => fs.lstatSync(path.join(root, entry)).isFile())
+    .sort();
 }

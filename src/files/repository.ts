@@ -1,0 +1,26 @@
+import { count, eq } from 'drizzle-orm';
+import { authors, stories } from '../db/schema.js';
+import type { DbOrTx } from '../db/transaction.js';
+import { nowIso } from '../lib/clock.js';
+
+/**
+ * Sets every `stories.cover_path` and `authors.avatar_image_path` equal to `relPath` to null
+ * (both columns are indexed), touching `updatedAt` of the rows it changes. Returns how many
+ * rows changed. Run it inside a write transaction.
+ */
+export function clearImageReferences(tx: DbOrTx, relPath: string): number {
+  const now = nowIso();
+  const covers = tx.update(stories).set({ coverPath: null, updatedAt: now }).where(eq(stories.coverPath, relPath)).run().changes;
+  const avatars = tx.update(authors).set({ avatarImagePath: null, updatedAt: now }).where(eq(authors.avatarImagePath, relPath)).run().changes;
+  return covers + avatars;
+}
+
+/**
+ * How many stories and authors point at `relPath`: a replaced or deleted story's cover is only
+ * removed from disk when this is 0 (decisions.md "Deleting").
+ */
+export function countImageReferences(db: DbOrTx, relPath: string): number {
+  const covers = db.select({ n: count() }).from(stories).where(eq(stories.coverPath, relPath)).get()?.n ?? 0;
+  const avatars = db.select({ n: count() }).from(authors).where(eq(authors.avatarImagePath, relPath)).get()?.n ?? 0;
+  return covers + avatars;
+}

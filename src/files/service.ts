@@ -1,0 +1,99 @@
+/**
+ * The file endpoints of spec 4.6 on top of the image store: upload, serve (with validators for
+ * conditional GETs) and delete (database first, then the disk).
+ */
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/open.js';
+import { writeTransaction } from '../db/transaction.js';
+import { NotFound } from '../errors.js';
+import { imageUrl, type ImageKind } from '../images/image-path.js';
+import type { ImageStore } from '../images/store.js';
+import { receiveUpload } from '../images/upload.js';
+import type { UploadResponse } from '../schemas/files.js';
+import { clearImageReferences } from './repository.js';
+
+/** Spec 8: images are cached for a year. Names are never reused, so this is safe. */
+export const IMAGE_CACHE_CONTROL = 'max-age=31536000';
+
+/**
+ * Defence in depth for user-supplied bytes opened as a page of their own: no script, no
+ * plugin, no same-origin access, whatever a browser might make of them. `<img>` is unaffected.
+ */
+export const IMAGE_CSP = "default-src 'none'; sandbox";
+
+const UPLOADED: Record<ImageKind, string> = { covers: 'Cover uploaded successfully', avatars: 'Avatar uploaded successfully' };
+
+/**
+ * `POST /api/files/upload/cover|avatar`: stores the `file` part under `kind` and answers
+ * `{message, path, url}`. Attaching it to a story or author is a separate call (decisions.md,
+ * beyond: `coverPath` / `avatarImagePath`).
+ */
+export async function uploadImage(request: FastifyRequest, store: ImageStore, kind: ImageKind): Promise<UploadResponse> {
+  const { image } = await receiveUpload(request, store, { kind, fileField: 'file', required: true });
+  const path = image as string;
+  return { message: UPLOADED[kind], path, url: imageUrl(path) };
+}
+
+export interface ConditionalHeaders {
+  ifNoneMatch?: string | undefined;
+  ifModifiedSince?: string | undefined;
+}
+
+/** What the GET route sends: the headers, and the bytes unless the client's copy is current. */
+export interface ImageReply {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  body: Readable | undefined;
+}
+
+/**
+ * `GET /api/files/images/<path>`: the guards (400), 404 for no such image, then 304 when the
+ * client's validators match (If-None-Match wins over If-Modified-Since, RFC 9110 13.2.2), else
+ * the stream with its real Content-Type, length, ETag and a year of caching.
+ */
+export async function imageReply(store: ImageStore, rawPath: unknown, conditions: ConditionalHeaders): Promise<ImageReply> {
+  const image = await store.openImage(rawPath);
+  const lastModified = image.modified.toUTCString();
+  const validators = { ETag: image.etag, 'Last-Modified': lastModified, 'Cache-Control': IMAGE_CACHE_CONTROL };
+  if (notModified(image.etag, image.modified, conditions)) {
+    await image.close();
+    return { status: 304, headers: validators, body: undefined };
+  }
+  return {
+    status: 200,
+    headers: {
+      ...validators,
+      'Content-Type': image.contentType,
+      'Content-Length': String(image.size),
+      'Content-Security-Policy': IMAGE_CSP,
+    },
+    body: image.stream(),
+  };
+}
+
+function notModified(etag: string, modified: Date, conditions: ConditionalHeaders): boolean {
+  if (conditions.ifNoneMatch !== undefined) {
+    // Weak comparison, as If-None-Match asks: W/"x" matches "x".
+    const tags = conditions.ifNoneMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+    return tags.includes('*') || tags.includes(etag);
+  }
+  if (conditions.ifModifiedSince !== undefined) {
+    const since = Date.parse(conditions.ifModifiedSince);
+    return !Number.isNaN(since) && Math.floor(modified.getTime() / 1000) * 1000 <= since;
+  }
+  return false;
+}
+
+/**
+ * `DELETE /api/files/images?path=`: clears every `coverPath` / `avatarImagePath` naming the
+ * file in one write transaction, then removes the file, so the database never points at a file
+ * that is gone (a crash in between leaves an unreferenced file, which is harmless). 404 when
+ * there was neither a file nor a reference; a dangling reference alone is cleared and is 200.
+ */
+export async function deleteImage(db: Db, store: ImageStore, rawPath: unknown): Promise<void> {
+  const { relPath, exists } = await store.locateImage(rawPath);
+  const cleared = writeTransaction(db, (tx) => clearImageReferences(tx, relPath));
+  const removed = exists && (await store.removeImage(relPath));
+  if (!removed && cleared === 0) throw new NotFound(`Image not found: ${relPath}`);
+}
