@@ -70,7 +70,8 @@ export async function receiveUpload(request: FastifyRequest, store: ImageStore, 
         failure = new TooLarge('A form field is too long', { [part.fieldname]: 'is too long' });
         continue;
       }
-      (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : String(part.value));
+      // A part sent as application/json arrives parsed; keep every field as text for the caller.
+      (fields[part.fieldname] ??= []).push(typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
     }
   } catch (error) {
     // The parser gave up (limits, malformed or cut-off body); an earlier failure explains more.
