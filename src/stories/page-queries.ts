@@ -93,15 +93,16 @@ function idPageStatement(db: Db, kind: StoryScope['kind'], sortBy: StorySortKey,
   });
 }
 
-/** COUNT(*) of the scope, or of its rows whose nullable sort key has a value. */
-function countStatement(db: Db, kind: StoryScope['kind'], valuedOf?: SQLiteColumn, keyName = '') {
-  return prepared(db, `count:${kind}:${keyName}`, () =>
-    db
+/** COUNT(*) of the scope or, given a nullable sort key, of its rows that have a value for it. */
+function countStatement(db: Db, kind: StoryScope['kind'], valuedFor?: StorySortKey) {
+  return prepared(db, `count:${kind}:${valuedFor ?? ''}`, () => {
+    const nullWhen = valuedFor === undefined ? undefined : SORTS[valuedFor].nullWhen;
+    return db
       .select({ total: count() })
       .from(stories)
-      .where(and(scopeCondition(kind), valuedOf === undefined ? undefined : isNotNull(valuedOf)))
-      .prepare(),
-  );
+      .where(and(scopeCondition(kind), nullWhen === undefined ? undefined : isNotNull(nullWhen)))
+      .prepare();
+  });
 }
 
 const GROUPS = {
@@ -195,7 +196,7 @@ export function sortedStoryIds(
   if (nullWhen === undefined || ids.length === window.limit) return ids;
 
   // The valued rows ran out inside this window: continue with the rows that have no value.
-  const valued = countStatement(db, scope.kind, nullWhen, sortBy).get({ scopeId: id })?.total ?? 0;
+  const valued = countStatement(db, scope.kind, sortBy).get({ scopeId: id })?.total ?? 0;
   const rest = idPageStatement(db, scope.kind, sortBy, direction, 'unvalued').all({
     scopeId: id,
     limit: window.limit - ids.length,

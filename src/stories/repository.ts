@@ -77,9 +77,12 @@ export function updateStory(tx: Tx, id: string, patch: StoryPatch): void {
   tx.update(stories).set(patch).where(eq(stories.id, id)).run();
 }
 
-/** Deletes the story; its tag links go with it (foreign-key cascade). False when absent. */
-export function deleteStory(tx: Tx, id: string): boolean {
-  return tx.delete(stories).where(eq(stories.id, id)).run().changes > 0;
+/**
+ * Deletes the story; its tag links go with it (foreign-key cascade). Returns the deleted row's
+ * `coverPath` (for the caller to remove the file after commit), or undefined when absent.
+ */
+export function deleteStory(tx: Tx, id: string): { coverPath: string | null } | undefined {
+  return tx.delete(stories).where(eq(stories.id, id)).returning({ coverPath: stories.coverPath }).get();
 }
 
 export function tagIdsOf(tx: Tx, storyId: string): string[] {

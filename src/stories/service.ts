@@ -157,9 +157,15 @@ export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean):
   return getStory(db, id);
 }
 
-/** Deletes the story and its tag links (cascade); the author/series/tag counts follow by trigger. */
-export function deleteStory(db: Db, id: string): void {
-  writeTransaction(db, (tx) => {
-    if (!repo.deleteStory(tx, id)) throw storyNotFound(id);
+/**
+ * Deletes the story and its tag links (cascade); the author/series/tag counts follow by trigger.
+ * Returns the cover path the story had, so the cover file can be removed after the commit
+ * (decisions.md, "Deleting": only when nothing else references it; the images owner does that).
+ */
+export function deleteStory(db: Db, id: string): { coverPath: string | null } {
+  return writeTransaction(db, (tx) => {
+    const deleted = repo.deleteStory(tx, id);
+    if (deleted === undefined) throw storyNotFound(id);
+    return deleted;
   });
 }
