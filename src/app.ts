@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import { registerErrorHandling } from './errors.js';
+import { registerErrorHandling, renderFrameworkError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
@@ -42,6 +42,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors: renderFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);

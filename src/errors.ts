@@ -154,6 +154,15 @@ function article(type: string): string {
   return /^[aeiou]/.test(readable) ? `an ${readable}` : `a ${readable}`;
 }
 
+/**
+ * Errors Fastify raises before routing (a URL with broken percent-encoding, an over-long path
+ * parameter): rendered like every other client error instead of Fastify's own body.
+ */
+export function renderFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'Invalid URL: malformed percent-encoding';
+  send(reply, 400, { error: message });
+}
+
 function send(reply: FastifyReply, status: number, body: ErrorBody): void {
   if (!reply.sent) reply.code(status).type('application/json; charset=utf-8').send(body);
 }

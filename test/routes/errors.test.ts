@@ -41,6 +41,16 @@ t.test('malformed, empty, oversized and non-JSON bodies', async (t) => {
   t.equal((await ctx.get('/api/tags')).json().totalElements, 0, 'nothing was written by any of them');
 });
 
+t.test('a malformed URL is a 400 in the usual error shape', async (t) => {
+  const ctx = await buildTestApp(t);
+  const res = await ctx.get('/api/tags/%zz');
+  t.equal(res.statusCode, 400);
+  t.same(Object.keys(res.json()), ['error']);
+  const long = await ctx.get(`/api/tags/${'a'.repeat(600)}`);
+  t.equal(long.statusCode, 400);
+  t.same(Object.keys(long.json()), ['error']);
+});
+
 t.test('every response says nosniff', async (t) => {
   const ctx = await buildTestApp(t);
   for (const res of [await ctx.get('/api/tags'), await ctx.app.inject({ method: 'GET', url: '/api/tags' }), await ctx.get('/api/none')]) {
