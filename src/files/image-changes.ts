@@ -1,13 +1,19 @@
 /**
  * The one order in which a row's image changes (issue 3, STYLE.md habit 8): the new file is
- * already on disk (an upload wrote it), the row changes in one write transaction, and only after
- * the commit are the files the row no longer names removed, and only when no other story or
- * author still names them. A crash at any point leaves at worst an unreferenced file, never a
- * row naming a missing one. Story covers, author avatars, the multipart author update and the
- * deletes of stories and authors all go through here.
+ * already on disk (an upload wrote it, or an earlier upload is attached by path), the row changes
+ * in one write transaction, and only after the commit are the files the row no longer names
+ * removed, and only when no other story or author still names them. A crash at any point leaves
+ * at worst an unreferenced file, never a row naming a missing one. Story covers, author avatars,
+ * the multipart author update, `coverPath` / `avatarImagePath` in bodies and the deletes of
+ * stories and authors all go through here.
+ *
+ * Two checks here depend on the disk or the database staying as they were until an action that
+ * follows (exists -> commit a reference; unreferenced -> remove). Both run under the store's
+ * per-path lock, so for one file they never interleave.
  */
 import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
+import type { ImageKind } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { countImageReferences } from './repository.js';
 
@@ -18,38 +24,64 @@ export interface ImageWrite<T> {
   released: ReadonlyArray<string | null | undefined>;
 }
 
+/** A stored image a body names (decisions.md, beyond: `coverPath`, `avatarImagePath`). */
+export interface AttachedImage {
+  kind: ImageKind;
+  /** The path as the client sent it; the store checks it again. */
+  path: string;
+  /** The body field, for the 400 `details`. */
+  field: string;
+}
+
+export interface ImageChange {
+  /** The image this request uploaded: discarded if the write fails. */
+  upload?: string | undefined;
+  /**
+   * An earlier upload the write will reference: it must exist under its kind's folder (else 400
+   * on its field, and the write does not run), and it is held from that check to the commit, so
+   * a concurrent release or `DELETE /api/files/images` cannot remove it in between.
+   */
+  attach?: AttachedImage | undefined;
+}
+
 /**
- * Runs `write` in a write transaction. If it throws (404, 400, a constraint), `newImage` (the
- * file the request uploaded, if any) is removed and the error rethrown, so a failed request
- * leaves nothing behind. After a commit, every released path that is not `newImage` and is no
- * longer referenced anywhere is removed from disk (failures are logged, not thrown: the change
- * itself has happened).
+ * Runs `write` in a write transaction. If it throws (404, 400, a constraint), the request's own
+ * upload is discarded and the error rethrown, so a failed request leaves nothing behind (an
+ * attached earlier upload is left alone). After a commit, every released path that the write
+ * did not just set and that is no longer referenced anywhere is moved to the trash (failures are
+ * logged, not thrown: the change itself has happened).
  */
-export async function commitImageChange<T>(
-  db: Db,
-  store: ImageStore,
-  newImage: string | undefined,
-  write: (tx: Tx) => ImageWrite<T>,
-): Promise<T> {
+export async function commitImageChange<T>(db: Db, store: ImageStore, change: ImageChange, write: (tx: Tx) => ImageWrite<T>): Promise<T> {
+  const { upload, attach } = change;
   let outcome: ImageWrite<T>;
   try {
-    outcome = writeTransaction(db, write);
+    outcome =
+      attach === undefined
+        ? writeTransaction(db, write)
+        : await store.exclusively(attach.path, async () => {
+            await store.assertStoredImage(attach.kind, attach.path, attach.field);
+            return writeTransaction(db, write);
+          });
   } catch (error) {
-    await store.removeImageQuietly(newImage);
+    await store.discardUpload(upload);
     throw error;
   }
-  await releaseImages(db, store, outcome.released.filter((relPath) => relPath !== newImage));
+  const kept = new Set([upload, attach?.path]);
+  await releaseImages(db, store, outcome.released.filter((relPath) => !kept.has(relPath ?? undefined)));
   return outcome.result;
 }
 
 /**
- * Removes each of `relPaths` that no story or author references any more. Call it after the
- * commit that dropped the references (a deleted story's cover, a deleted author's avatar).
+ * Moves each of `relPaths` that no story or author references any more to the trash. Call it
+ * after the commit that dropped the references (a deleted story's cover, a deleted author's
+ * avatar). Each path is held while it is counted and removed (see the module comment).
  */
 export async function releaseImages(db: Db, store: ImageStore, relPaths: ReadonlyArray<string | null | undefined>): Promise<void> {
   for (const relPath of new Set(relPaths)) {
     if (relPath === null || relPath === undefined || relPath === '') continue;
-    if (countImageReferences(db, relPath) > 0) continue;
-    await store.removeImageQuietly(relPath);
+    await store.exclusively(relPath, async () => {
+      if (countImageReferences(db, relPath) > 0) return;
+      await store.removeImageQuietly(relPath);
+    });
   }
 }

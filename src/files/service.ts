@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
 import { NotFound } from '../errors.js';
-import { imageUrl, type ImageKind } from '../images/image-path.js';
+import { imageUrl, parseImagePath, type ImageKind } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
 import type { UploadResponse } from '../schemas/files.js';
@@ -87,13 +87,18 @@ function notModified(etag: string, modified: Date, conditions: ConditionalHeader
 
 /**
  * `DELETE /api/files/images?path=`: clears every `coverPath` / `avatarImagePath` naming the
- * file in one write transaction, then removes the file, so the database never points at a file
- * that is gone (a crash in between leaves an unreferenced file, which is harmless). 404 when
- * there was neither a file nor a reference; a dangling reference alone is cleared and is 200.
+ * file in one write transaction, then removes the file (into the trash), so the database never
+ * points at a file that is gone (a crash in between leaves an unreferenced file, which is
+ * harmless). 404 when there was neither a file nor a reference; a dangling reference alone is
+ * cleared and is 200. The path is held throughout, so a concurrent attach of the same file
+ * either commits first (and is cleared here) or finds the file gone (400).
  */
 export async function deleteImage(db: Db, store: ImageStore, rawPath: unknown): Promise<void> {
-  const { relPath, exists } = await store.locateImage(rawPath);
-  const cleared = writeTransaction(db, (tx) => clearImageReferences(tx, relPath));
-  const removed = exists && (await store.removeImage(relPath));
-  if (!removed && cleared === 0) throw new NotFound(`Image not found: ${relPath}`);
+  const { relPath } = parseImagePath(rawPath);
+  await store.exclusively(relPath, async () => {
+    const { exists } = await store.locateImage(relPath);
+    const cleared = writeTransaction(db, (tx) => clearImageReferences(tx, relPath));
+    const removed = exists && (await store.removeImage(relPath));
+    if (!removed && cleared === 0) throw new NotFound(`Image not found: ${relPath}`);
+  });
 }

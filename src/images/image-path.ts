@@ -44,6 +44,17 @@ export function parseImagePath(raw: unknown, field = 'path'): ImagePath {
   return { kind: match[1] as ImageKind, name: match[2] as string, relPath: raw };
 }
 
+/**
+ * {@link parseImagePath} for a body field that must name an image of one kind (`coverPath`
+ * under `covers/`, `avatarImagePath` under `avatars/`; decisions.md, beyond); 400 on `field`
+ * otherwise. Says nothing about the file existing: that is the store's `assertStoredImage`.
+ */
+export function parseImagePathOf(kind: ImageKind, raw: unknown, field: string): ImagePath {
+  const image = parseImagePath(raw, field);
+  if (image.kind !== kind) throw invalidField(field, `must name an image under ${kind}/`);
+  return image;
+}
+
 /** The URL an image is served at (spec 4.2, 4.3, 4.6): `/api/files/images/<kind>/<name>`. */
 export function imageUrl(relPath: string): string {
   return `/api/files/images/${relPath}`;

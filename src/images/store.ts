@@ -1,11 +1,19 @@
 /**
  * The image store: the only code that joins paths under `DATA_DIR/images` (STYLE.md, habit 9).
  *
- * Layout: `images/covers/<uuid>.<ext>`, `images/avatars/<uuid>.<ext>`, and `images/.incoming/`
- * for uploads in progress. An upload streams into `.incoming/` (same file system, so the final
- * rename is atomic) while its bytes are counted and structure-checked; only a complete, valid
- * image of at most 5 MiB is fsynced and renamed into place. Any failure removes the temp file,
- * so a failed or aborted upload leaves the folders as they were (decisions.md "Images").
+ * Layout: `images/covers/<uuid>.<ext>`, `images/avatars/<uuid>.<ext>`, `images/.incoming/`
+ * for uploads in progress and `images/.trash/<covers|avatars>/` for removed images. An upload
+ * streams into `.incoming/` (same file system, so the final rename is atomic) while its bytes are
+ * counted and structure-checked; only a complete, valid image of at most 5 MiB is fsynced and
+ * renamed into place. Any failure removes the temp file, so a failed or aborted upload leaves
+ * the folders as they were (decisions.md "Images").
+ *
+ * Removing an image that a committed row may have named moves it into `.trash/` (a rename on
+ * the same file system) rather than unlinking it: an online backup copies the images its
+ * database snapshot references, from `images/` or else from `.trash/` (src/backup/snapshot.ts),
+ * so an image removed between the snapshot and the copy is still found. Trash entries are purged
+ * after {@link TRASH_RETENTION_MS}. Neither `.incoming/` nor `.trash/` is ever served: the path
+ * guard admits only `covers/` and `avatars/`.
  *
  * Every user-supplied path goes through two guards: the text guard (image-path.ts) and, here,
  * the disk guard: the name must resolve (symlinks followed) to a file inside `covers/` or
@@ -18,7 +26,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { invalidField, NotFound, TooLarge, UnsupportedType } from '../errors.js';
 import { FORMATS, SNIFF_BYTES, sniffImageFormat, type ImageFormat } from './formats.js';
-import { IMAGE_KINDS, parseImagePath, type ImageKind, type ImagePath } from './image-path.js';
+import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
+import { KeyedLock } from './path-lock.js';
 import { ImageStructureCheck, InvalidImage } from './structure.js';
 
 /** decisions.md: 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
@@ -27,8 +36,20 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** The folder for uploads in progress, inside the images folder. */
 export const INCOMING_DIR = '.incoming';
 
+/**
+ * The folder removed images wait in (`.trash/covers/`, `.trash/avatars/`), inside the images
+ * folder. src/backup/snapshot.ts looks there under the same name (a unit test holds them equal).
+ */
+export const TRASH_DIR = '.trash';
+
 /** Temp files older than this are leftovers of a crash and are swept at startup. */
 const STALE_UPLOAD_MS = 60 * 60 * 1000;
+
+/**
+ * How long a removed image stays in the trash: far longer than any online backup takes to copy
+ * the images of its snapshot, short enough that removed images do not pile up.
+ */
+export const TRASH_RETENTION_MS = 60 * 60 * 1000;
 
 const OPEN_NO_FOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
@@ -72,6 +93,8 @@ function imageNotFound(relPath: string): NotFound {
 }
 
 export class ImageStore {
+  readonly #locks = new KeyedLock();
+
   private constructor(
     /** The images folder with symlinks resolved; every path the store touches starts here. */
     readonly root: string,
@@ -79,14 +102,15 @@ export class ImageStore {
   ) {}
 
   /**
-   * Creates `covers/`, `avatars/` and `.incoming/` if needed, refuses to start when any of them
-   * is not a real directory (a symlink there would let writes leave the folder), and sweeps
-   * temp files a crash left behind.
+   * Creates `covers/`, `avatars/`, `.incoming/` and `.trash/<kind>/` if needed, refuses to start
+   * when any of them is not a real directory (a symlink there would let writes or removals leave
+   * the folder), sweeps temp files a crash left behind and purges expired trash.
    */
   static async open(imagesDir: string, log: StoreLogger): Promise<ImageStore> {
     await fsp.mkdir(imagesDir, { recursive: true });
     const root = await fsp.realpath(imagesDir);
-    for (const folder of [...IMAGE_KINDS, INCOMING_DIR]) {
+    const trashFolders = IMAGE_KINDS.map((kind) => path.join(TRASH_DIR, kind));
+    for (const folder of [...IMAGE_KINDS, INCOMING_DIR, TRASH_DIR, ...trashFolders]) {
       const dir = path.join(root, folder);
       await fsp.mkdir(dir, { recursive: true });
       const stat = await fsp.lstat(dir);
@@ -94,7 +118,18 @@ export class ImageStore {
     }
     const store = new ImageStore(root, log);
     await store.sweepIncoming(STALE_UPLOAD_MS);
+    await store.purgeTrash(TRASH_RETENTION_MS);
     return store;
+  }
+
+  /**
+   * Runs `task` while no other task holding the same image path runs (in this process). The
+   * image changes hold a path from "is it referenced / does it exist" to the removal or commit
+   * that depends on the answer, so a release can never remove a file a concurrent request has
+   * just attached (src/files/image-changes.ts).
+   */
+  exclusively<T>(relPath: string, task: () => Promise<T>): Promise<T> {
+    return this.#locks.run(relPath, task);
   }
 
   /**
@@ -203,8 +238,7 @@ export class ImageStore {
    * Returns the path as it is to be stored.
    */
   async assertStoredImage(kind: ImageKind, rawPath: unknown, field: string): Promise<string> {
-    const image = parseImagePath(rawPath, field);
-    if (image.kind !== kind) throw invalidField(field, `must name an image under ${kind}/`);
+    const image = parseImagePathOf(kind, rawPath, field);
     const real = await this.resolve(image, field);
     const stat = real === undefined ? undefined : await fsp.stat(real).catch(() => undefined);
     if (stat === undefined || !stat.isFile()) throw invalidField(field, 'must name an uploaded image');
@@ -212,20 +246,24 @@ export class ImageStore {
   }
 
   /**
-   * Deletes the stored file a relative path names (the directory entry itself: a link is
-   * removed, never its target). Returns false when there was no such file. 400 for a path the
-   * guards refuse, before anything is touched.
+   * Removes the stored file a relative path names from `covers/` or `avatars/` by moving it to
+   * `.trash/<kind>/<name>` (the directory entry itself: a link is moved, never its target) and
+   * stamping it with the time of removal, from which the trash retention counts. Returns false
+   * when there was no such file. 400 for a path the guards refuse, before anything is touched.
    */
   async removeImage(rawPath: unknown, field = 'path'): Promise<boolean> {
     const image = parseImagePath(rawPath, field);
     if ((await this.resolve(image, field)) === undefined) return false;
+    const trashed = path.join(this.root, TRASH_DIR, image.kind, image.name);
     try {
-      await fsp.unlink(path.join(this.root, image.kind, image.name));
-      return true;
+      await fsp.rename(path.join(this.root, image.kind, image.name), trashed);
     } catch (error) {
       if (isMissing(error)) return false;
       throw error;
     }
+    const now = new Date();
+    await fsp.lutimes(trashed, now, now).catch((error: unknown) => this.log.warn({ err: error, trashed }, 'could not stamp a trashed image'));
+    return true;
   }
 
   /**
@@ -243,6 +281,22 @@ export class ImageStore {
   }
 
   /**
+   * Deletes an image this request stored and no committed row ever named (a failed upload
+   * request, a write that rolled back): no backup snapshot can reference it, so it skips the
+   * trash. Never throws; a failure is logged.
+   */
+  async discardUpload(relPath: string | null | undefined): Promise<void> {
+    if (relPath === null || relPath === undefined || relPath === '') return;
+    try {
+      const image = parseImagePath(relPath);
+      if ((await this.resolve(image, 'path')) === undefined) return;
+      await fsp.rm(path.join(this.root, image.kind, image.name), { force: true });
+    } catch (error) {
+      this.log.warn({ err: error, relPath }, 'could not discard an uploaded image');
+    }
+  }
+
+  /**
    * Applies both guards to a user-supplied path (400 as they decide) and says whether the file
    * exists, touching nothing: for callers that must change the database before the disk.
    */
@@ -255,7 +309,23 @@ export class ImageStore {
 
   /** Removes temp files in `.incoming/` older than `olderThanMs`. */
   async sweepIncoming(olderThanMs: number): Promise<number> {
-    const dir = path.join(this.root, INCOMING_DIR);
+    return this.removeOlderThan(path.join(this.root, INCOMING_DIR), olderThanMs, 'could not remove a stale upload');
+  }
+
+  /**
+   * Deletes trashed images removed more than `olderThanMs` ago (by the time {@link removeImage}
+   * stamped on them). Runs at startup and on a timer (src/plugins/images.ts). Returns how many.
+   */
+  async purgeTrash(olderThanMs: number): Promise<number> {
+    let purged = 0;
+    for (const kind of IMAGE_KINDS) {
+      purged += await this.removeOlderThan(path.join(this.root, TRASH_DIR, kind), olderThanMs, 'could not purge a trashed image');
+    }
+    return purged;
+  }
+
+  /** Removes the entries of `dir` (links as links) last modified more than `olderThanMs` ago. */
+  private async removeOlderThan(dir: string, olderThanMs: number, problem: string): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     let removed = 0;
     for (const entry of await fsp.readdir(dir)) {
@@ -266,7 +336,7 @@ export class ImageStore {
         await fsp.rm(file, { force: true, recursive: true });
         removed += 1;
       } catch (error) {
-        this.log.warn({ err: error, file }, 'could not remove a stale upload');
+        this.log.warn({ err: error, file }, problem);
       }
     }
     return removed;

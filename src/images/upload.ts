@@ -81,7 +81,7 @@ export async function receiveUpload(request: FastifyRequest, store: ImageStore, 
     failure = invalidField(options.fileField, 'is required');
   }
   if (failure !== undefined) {
-    await store.removeImageQuietly(image);
+    await store.discardUpload(image);
     throw asClientError(failure);
   }
   return { image, fields };

@@ -3,7 +3,7 @@ import fastifyMultipart from '@fastify/multipart';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { UnsupportedType } from '../errors.js';
-import { ImageStore, MAX_IMAGE_BYTES } from '../images/store.js';
+import { ImageStore, MAX_IMAGE_BYTES, TRASH_RETENTION_MS } from '../images/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,15 +37,25 @@ export const MULTIPART_LIMITS = Object.freeze({
   headerPairs: 100,
 });
 
+/** How often expired trash is purged while the service runs (it is also purged at startup). */
+export const TRASH_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
 /**
- * Opens the image store on `DATA_DIR/images` (creating its folders, sweeping stale uploads),
- * registers @fastify/multipart with the limits above, and makes multipart a per-route opt-in:
- * a multipart body sent to a route without `config.acceptsMultipart` is 415, as for any other
- * content type the route does not take (decisions.md).
+ * Opens the image store on `DATA_DIR/images` (creating its folders, sweeping stale uploads,
+ * purging expired trash), purges the trash again every {@link TRASH_PURGE_INTERVAL_MS} (a timer
+ * that never keeps the process alive and stops on close), registers @fastify/multipart with the
+ * limits above, and makes multipart a per-route opt-in: a multipart body sent to a route without
+ * `config.acceptsMultipart` is 415, as for any other content type the route does not take
+ * (decisions.md).
  */
 export const imagesPlugin = fp<ImagesPluginOptions>(
   async (app, { dataDir }) => {
     const store = await ImageStore.open(path.join(dataDir, 'images'), app.log);
+    const purge = setInterval(() => {
+      store.purgeTrash(TRASH_RETENTION_MS).catch((error: unknown) => app.log.warn({ err: error }, 'could not purge the image trash'));
+    }, TRASH_PURGE_INTERVAL_MS);
+    purge.unref();
+    app.addHook('onClose', async () => clearInterval(purge));
     await app.register(fastifyMultipart, { limits: { ...MULTIPART_LIMITS }, throwFileSizeLimit: true });
     app.addHook('preValidation', async (request: FastifyRequest) => {
       if (request.isMultipart() && !request.is404 && request.routeOptions.config.acceptsMultipart !== true) {

@@ -135,10 +135,25 @@ export function webpHeaderPolyglot(): Buffer {
   return Buffer.concat([Buffer.from('RIFF', 'latin1'), u32le(body.length), body]);
 }
 
-/** Every regular file under `DATA_DIR/images`, relative to it, sorted: a snapshot of the folder. */
+/** The regular files (and links) under `dir`, relative to it, sorted. */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((entry) => !fs.lstatSync(path.join(dir, entry)).isDirectory())
+    .sort();
+}
+
+/**
+ * Every file under `DATA_DIR/images` except the trash, relative to it, sorted: a snapshot of
+ * the live folders (`covers/`, `avatars/`, and `.incoming/`, which must be empty between
+ * requests). A removed image leaves this list; it may sit in {@link trashedImages} for a while.
+ */
 export function imageFolderFiles(dataDir: string): string[] {
   const root = path.join(dataDir, 'images');
-  return (fs.readdirSync(root, { recursive: true }) as string[])
-    .filter((entry) => fs.lstatSync(path.join(root, entry)).isFile())
-    .sort();
+  return filesUnder(root).filter((entry) => entry.split(path.sep)[0] !== '.trash');
+}
+
+/** The removed images waiting in `DATA_DIR/images/.trash`, as `covers/<name>` / `avatars/<name>`. */
+export function trashedImages(dataDir: string): string[] {
+  return filesUnder(path.join(dataDir, 'images', '.trash'));
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { stories } from '../../src/db/schema.js';
@@ -39,15 +40,16 @@ t.test('replacing a cover removes the old file after the commit; a shared one st
   const first = await uploadCover(ctx);
   const story = insertStory(ctx, first);
   const second = await uploadCover(ctx);
-  await commitImageChange(db, images, second, setCover(story, second));
+  await commitImageChange(db, images, { upload: second }, setCover(story, second));
   t.same(img.imageFolderFiles(ctx.dataDir), [second], 'the replaced file is gone');
+  t.same(img.trashedImages(ctx.dataDir), [first], 'into the trash, for a backup still copying it');
 
   const sharer = insertStory(ctx, second);
   const third = await uploadCover(ctx);
-  await commitImageChange(db, images, third, setCover(story, third));
+  await commitImageChange(db, images, { upload: third }, setCover(story, third));
   t.same(img.imageFolderFiles(ctx.dataDir).sort(), [second, third].sort(), 'still used by another story: kept');
 
-  await commitImageChange(db, images, undefined, setCover(sharer, null));
+  await commitImageChange(db, images, {}, setCover(sharer, null));
   t.same(img.imageFolderFiles(ctx.dataDir), [third], 'removing the last reference removes the file');
 });
 
@@ -57,8 +59,46 @@ t.test('a failed write removes the new upload and keeps the old cover', async (t
   const kept = await uploadCover(ctx);
   insertStory(ctx, kept);
   const fresh = await uploadCover(ctx);
-  await t.rejects(commitImageChange(db, images, fresh, setCover(randomUUID(), fresh)), NotFound);
+  await t.rejects(commitImageChange(db, images, { upload: fresh }, setCover(randomUUID(), fresh)), NotFound);
   t.same(img.imageFolderFiles(ctx.dataDir), [kept]);
+  t.same(img.trashedImages(ctx.dataDir), [], 'never referenced, so deleted outright');
+});
+
+t.test('attach: the file must exist under its kind; a failed write leaves the attached file alone', async (t) => {
+  const ctx = await buildTestApp(t);
+  const { db, images } = ctx.app;
+  const story = insertStory(ctx, null);
+  const cover = await uploadCover(ctx);
+  const attach = (path: string) => ({ attach: { kind: 'covers' as const, path, field: 'coverPath' } });
+
+  await t.rejects(commitImageChange(db, images, attach('covers/missing.png'), setCover(story, 'covers/missing.png')), { statusCode: 400 });
+  await t.rejects(commitImageChange(db, images, attach(cover), setCover(randomUUID(), cover)), NotFound);
+  t.same(img.imageFolderFiles(ctx.dataDir), [cover], 'an earlier upload is not the request\'s to discard');
+  await commitImageChange(db, images, attach(cover), setCover(story, cover));
+  t.equal(db.select().from(stories).where(eq(stories.id, story)).get()?.coverPath, cover);
+});
+
+t.test('a release and an attach of the same file never interleave', async (t) => {
+  const ctx = await buildTestApp(t);
+  const { db, images } = ctx.app;
+  const shared = await uploadCover(ctx);
+  const owner = insertStory(ctx, shared);
+  const other = insertStory(ctx, null);
+  // Slow the move to the trash, so the attach below arrives while the release has found the
+  // file unreferenced but not yet moved it. Without the per-path lock the attach would see the
+  // file, commit, and be left naming a file that is gone a moment later.
+  const remove = images.removeImage.bind(images);
+  images.removeImage = async (...args: Parameters<typeof remove>) => {
+    await sleep(50);
+    return remove(...args);
+  };
+  const release = commitImageChange(db, images, {}, setCover(owner, null));
+  const attach = commitImageChange(db, images, { attach: { kind: 'covers', path: shared, field: 'coverPath' } }, setCover(other, shared));
+  await release;
+  await t.rejects(attach, { statusCode: 400, details: { coverPath: 'must name an uploaded image' } }, 'the attach waited and found the file gone');
+  t.equal(db.select().from(stories).where(eq(stories.id, other)).get()?.coverPath, null, 'no row names the removed file');
+  t.same(img.imageFolderFiles(ctx.dataDir), []);
+  t.same(img.trashedImages(ctx.dataDir), [shared]);
 });
 
 t.test('concurrent replacements: the last one wins and exactly its file remains', async (t) => {
@@ -66,7 +106,7 @@ t.test('concurrent replacements: the last one wins and exactly its file remains'
   const { db, images } = ctx.app;
   const story = insertStory(ctx, await uploadCover(ctx));
   const uploads = await Promise.all(Array.from({ length: 6 }, () => uploadCover(ctx)));
-  await Promise.all(uploads.map((path) => commitImageChange(db, images, path, setCover(story, path))));
+  await Promise.all(uploads.map((path) => commitImageChange(db, images, { upload: path }, setCover(story, path))));
   const row = db.select().from(stories).where(eq(stories.id, story)).get();
   t.same(img.imageFolderFiles(ctx.dataDir), [row?.coverPath]);
 });

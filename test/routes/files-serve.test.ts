@@ -111,6 +111,8 @@ const QUERY_TRAVERSALS = [
   'covers/x.png\0.png',
   'covers//x.png',
   '.incoming/x.upload',
+  '.trash/covers/x.png',
+  'covers/../.trash/covers/x.png',
 ];
 
 const RAW_TAILS = [
@@ -177,6 +179,23 @@ t.test('a symlink planted in covers/ pointing outside is 400 for GET and DELETE'
   t.same(fs.readFileSync(path.join(ctx.dataDir, 'secret.png')), secret);
 });
 
+t.test('a trashed image is never served, not by its path nor through a link into the trash', async (t) => {
+  const ctx = await buildTestApp(t);
+  const image = await uploaded(ctx, img.png());
+  t.equal((await ctx.del(`/api/files/images?path=${image.path}`)).statusCode, 200);
+  t.same(img.trashedImages(ctx.dataDir), [image.path]);
+  const name = path.basename(image.path);
+  t.equal((await ctx.get(image.url)).statusCode, 404);
+  for (const url of [`/api/files/images/.trash/${image.path}`, `/api/files/images?path=.trash/${image.path}`]) {
+    t.equal((await ctx.get(url)).statusCode, 400, url);
+  }
+  const link = path.join(ctx.dataDir, 'images', 'covers', 'peek.png');
+  fs.symlinkSync(path.join(ctx.dataDir, 'images', '.trash', 'covers', name), link);
+  const peek = await ctx.get('/api/files/images/covers/peek.png');
+  t.equal(peek.statusCode, 400, 'a link into the trash leaves covers/ and avatars/');
+  t.notOk(peek.rawPayload.equals(img.png()));
+});
+
 t.test('DELETE removes the file and clears every reference in one transaction', async (t) => {
   const ctx = await buildTestApp(t);
   const doomed = await uploaded(ctx, img.png());
@@ -201,6 +220,7 @@ t.test('DELETE removes the file and clears every reference in one transaction', 
   t.equal(res.statusCode, 200);
   t.ok(Value.Check(MessageBody, res.json()));
   t.notOk(fs.existsSync(path.join(ctx.dataDir, 'images', doomed.path)), 'the file is gone');
+  t.same(img.trashedImages(ctx.dataDir), [doomed.path], 'moved to the trash, where a running backup can still copy it');
   t.equal((await ctx.get(doomed.url)).statusCode, 404);
 
   const cover = (id: string) => db.select().from(stories).where(eq(stories.id, id)).get();

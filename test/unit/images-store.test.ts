@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { HttpError } from '../../src/errors.js';
-import { ImageStore, INCOMING_DIR, MAX_IMAGE_BYTES, type UploadedPart } from '../../src/images/store.js';
+import { IMAGE_TRASH_DIR_NAME } from '../../src/backup/snapshot.js';
+import { ImageStore, INCOMING_DIR, MAX_IMAGE_BYTES, TRASH_DIR, TRASH_RETENTION_MS, type UploadedPart } from '../../src/images/store.js';
 import { tempDataDir } from '../helpers/app.js';
 import * as img from '../helpers/images.js';
 
@@ -35,7 +36,10 @@ function listFiles(root: string): string[] {
 
 t.test('startup creates the folders', async (t) => {
   const { root } = await openStore(t);
-  for (const folder of ['covers', 'avatars', INCOMING_DIR]) t.ok(fs.statSync(path.join(root, folder)).isDirectory(), folder);
+  for (const folder of ['covers', 'avatars', INCOMING_DIR, TRASH_DIR, `${TRASH_DIR}/covers`, `${TRASH_DIR}/avatars`]) {
+    t.ok(fs.statSync(path.join(root, folder)).isDirectory(), folder);
+  }
+  t.equal(TRASH_DIR, IMAGE_TRASH_DIR_NAME, 'the trash is where the online backup looks for removed images');
 });
 
 t.test('startup sweeps stale uploads and keeps fresh ones', async (t) => {
@@ -51,11 +55,63 @@ t.test('startup sweeps stale uploads and keeps fresh ones', async (t) => {
 });
 
 t.test('startup refuses an image folder that is a symlink', async (t) => {
+  for (const folder of ['covers', 'avatars', INCOMING_DIR, TRASH_DIR, `${TRASH_DIR}/covers`]) {
+    const dataDir = tempDataDir(t);
+    const outside = tempDataDir(t);
+    fs.mkdirSync(path.dirname(path.join(dataDir, 'images', folder)), { recursive: true });
+    fs.symlinkSync(outside, path.join(dataDir, 'images', folder));
+    await t.rejects(ImageStore.open(path.join(dataDir, 'images'), quiet), /must be a directory/, folder);
+  }
+});
+
+t.test('removing an image moves it into the trash, stamped with the time of removal', async (t) => {
+  const { store, root } = await openStore(t);
+  const relPath = await store.saveUploadedImage(part(img.png()), 'covers');
+  const longAgo = new Date(Date.now() - 3 * TRASH_RETENTION_MS);
+  fs.utimesSync(path.join(root, relPath), longAgo, longAgo);
+
+  t.equal(await store.removeImage(relPath), true);
+  t.notOk(fs.existsSync(path.join(root, relPath)), 'gone from covers/');
+  const trashed = path.join(root, TRASH_DIR, relPath);
+  t.same(fs.readFileSync(trashed), img.png(), 'kept whole in the trash for a running backup');
+  t.ok(Date.now() - fs.statSync(trashed).mtimeMs < 60_000, 'the retention counts from the removal, not the upload');
+  t.equal(status(await store.openImage(relPath).catch((e: unknown) => e)), 404, 'no longer served');
+  t.equal(status(await store.openImage(`${TRASH_DIR}/${relPath}`).catch((e: unknown) => e)), 400, 'the trash is never served');
+  t.equal(await store.removeImage(relPath), false, 'removing it again finds nothing');
+
+  t.equal(await store.purgeTrash(TRASH_RETENTION_MS), 0, 'a fresh removal outlives a purge');
+  t.equal(await store.purgeTrash(0), 1);
+  t.notOk(fs.existsSync(trashed));
+});
+
+t.test('startup purges trash older than the retention and keeps fresher entries', async (t) => {
   const dataDir = tempDataDir(t);
-  const outside = tempDataDir(t);
-  fs.mkdirSync(path.join(dataDir, 'images'), { recursive: true });
-  fs.symlinkSync(outside, path.join(dataDir, 'images', 'covers'));
-  await t.rejects(ImageStore.open(path.join(dataDir, 'images'), quiet), /must be a directory/);
+  const trash = path.join(dataDir, 'images', TRASH_DIR);
+  for (const kind of ['covers', 'avatars']) fs.mkdirSync(path.join(trash, kind), { recursive: true });
+  const expired = new Date(Date.now() - TRASH_RETENTION_MS - 60_000);
+  const recent = new Date(Date.now() - TRASH_RETENTION_MS + 10 * 60_000);
+  fs.writeFileSync(path.join(trash, 'covers', 'old.png'), img.png());
+  fs.utimesSync(path.join(trash, 'covers', 'old.png'), expired, expired);
+  fs.writeFileSync(path.join(trash, 'avatars', 'old.jpg'), img.jpeg());
+  fs.utimesSync(path.join(trash, 'avatars', 'old.jpg'), expired, expired);
+  fs.writeFileSync(path.join(trash, 'covers', 'recent.png'), img.png());
+  fs.utimesSync(path.join(trash, 'covers', 'recent.png'), recent, recent);
+  fs.writeFileSync(path.join(trash, 'covers', 'now.png'), img.png());
+
+  await ImageStore.open(path.join(dataDir, 'images'), quiet);
+  t.same(fs.readdirSync(path.join(trash, 'covers')).sort(), ['now.png', 'recent.png']);
+  t.same(fs.readdirSync(path.join(trash, 'avatars')), []);
+});
+
+t.test('discardUpload deletes a never-committed upload outright, not into the trash', async (t) => {
+  const { store, root } = await openStore(t);
+  const relPath = await store.saveUploadedImage(part(img.png()), 'avatars');
+  await store.discardUpload(relPath);
+  t.same(listFiles(root), []);
+  await store.discardUpload(relPath);
+  await store.discardUpload(undefined);
+  await store.discardUpload('../../etc/passwd');
+  t.pass('missing, absent and refused paths are quiet');
 });
 
 t.test('saves each format under its kind with the extension of its real type', async (t) => {
