@@ -1,8 +1,9 @@
 /**
- * The story contracts of spec 2.1, 2.2 and 4.2 (without covers and search, which have their own
- * owners): the DTO, the create/update bodies, and the params and queries of the story lists.
+ * The story contracts of spec 2.1, 2.2 and 4.2 (without search, which has its own owner): the
+ * DTO, the create/update bodies, the cover endpoints, and the params and queries of the lists.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { IMAGE_PATH_MAX } from '../images/image-path.js';
 import { DateTime, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
 import { TAG_NAME_MAX, TagDto } from './tag.js';
 
@@ -79,6 +80,11 @@ const storyFields = {
   seriesId: Type.Optional(Nullable(Uuid)),
   seriesName: Type.Optional(Nullable(LinkedName)),
   tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX })))),
+  /**
+   * decisions.md, beyond: an image uploaded earlier through `/api/files/upload/cover`, as
+   * `covers/<file>`; it must exist (else 400). `null` removes the cover.
+   */
+  coverPath: Type.Optional(Nullable(Type.String({ maxLength: IMAGE_PATH_MAX }))),
 };
 
 /** Spec 2.2, create column; `rating` is accepted too (decisions.md, beyond). */
@@ -91,3 +97,11 @@ export type StoryUpdateBody = Static<typeof StoryUpdateBody>;
 
 export const StoryRatingBody = Type.Object({ rating: Rating });
 export type StoryRatingBody = Static<typeof StoryRatingBody>;
+
+/** 200 of `POST /api/stories/{id}/cover` (spec 4.2): `coverUrl` is `/api/files/images/<coverPath>`. */
+export const CoverResponse = Type.Object({
+  message: Type.String(),
+  coverPath: Type.String({ description: 'covers/<file>' }),
+  coverUrl: Type.String({ description: '/api/files/images/covers/<file>' }),
+});
+export type CoverResponse = Static<typeof CoverResponse>;

@@ -7,6 +7,7 @@
  * Every offending field is reported at once, in one 400 `details`.
  */
 import { BadRequest, HttpError, type ErrorDetails } from '../errors.js';
+import { parseImagePathOf } from '../images/image-path.js';
 import { deriveStoryText, type StoryText } from '../lib/html/story-text.js';
 import { cleanName } from '../lib/names.js';
 import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
@@ -29,6 +30,11 @@ export interface StoryInput {
   series: LinkChoice;
   /** Cleaned (trimmed, lowercased) names; `[]` when the body cleared the tags. */
   tagNames?: string[];
+  /**
+   * `covers/<file>` to attach (its shape checked here, its existence by the service before the
+   * write), or `null` to remove the cover.
+   */
+  coverPath?: string | null;
 }
 
 const BLANK = 'must not be blank';
@@ -55,16 +61,27 @@ function parseLink(
   return { name: cleaned };
 }
 
-function parseTagNames(details: ErrorDetails, raw: readonly string[] | null | undefined): string[] | undefined {
-  if (raw === undefined) return undefined;
-  if (raw === null) return [];
+/** Runs one field's check; its 400 `details` join the others instead of ending the parse. */
+function collect<T>(details: ErrorDetails, check: () => T): T | undefined {
   try {
-    return [...new Set(raw.map((name) => cleanTagName(name, 'tagNames')))];
+    return check();
   } catch (error) {
     if (!(error instanceof HttpError) || error.details === undefined) throw error;
     Object.assign(details, error.details);
     return undefined;
   }
+}
+
+function parseTagNames(details: ErrorDetails, raw: readonly string[] | null | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null) return [];
+  return collect(details, () => [...new Set(raw.map((name) => cleanTagName(name, 'tagNames')))]);
+}
+
+/** decisions.md, beyond: `coverPath` names `covers/<file>`; the text guard runs here. */
+function parseCoverPath(details: ErrorDetails, raw: string | null | undefined): string | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  return collect(details, () => parseImagePathOf('covers', raw, 'coverPath').relPath);
 }
 
 /**
@@ -81,6 +98,7 @@ export function parseStoryBody(body: StoryCreateBody | StoryUpdateBody): StoryIn
   const author = parseLink(details, { id: 'authorId', name: 'authorName' }, body.authorId, body.authorName);
   const series = parseLink(details, { id: 'seriesId', name: 'seriesName' }, body.seriesId, body.seriesName);
   const tagNames = parseTagNames(details, body.tagNames);
+  const coverPath = parseCoverPath(details, body.coverPath);
   if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
 
   const input: StoryInput = { author, series };
@@ -91,6 +109,7 @@ export function parseStoryBody(body: StoryCreateBody | StoryUpdateBody): StoryIn
   if (body.volume !== undefined) input.volume = body.volume;
   if (body.rating !== undefined) input.rating = body.rating;
   if (tagNames !== undefined) input.tagNames = tagNames;
+  if (coverPath !== undefined) input.coverPath = coverPath;
   // Sanitizing is the costly part of a write: done here, before the write transaction opens.
   if (body.contentHtml !== undefined) input.text = deriveStoryText(body.contentHtml);
   return input;

@@ -64,9 +64,12 @@ export function loadTagsOf(db: Db, storyIds: readonly string[]): Map<string, Tag
   return byStory;
 }
 
-/** The story's `updatedAt`, or undefined when there is no such story (cheap existence check). */
-export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string } | undefined {
-  return db.select({ updatedAt: stories.updatedAt }).from(stories).where(eq(stories.id, id)).get();
+/**
+ * The story's `updatedAt` and `coverPath`, or undefined when there is no such story (cheap
+ * existence check; the cover is what an image change releases).
+ */
+export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; coverPath: string | null } | undefined {
+  return db.select({ updatedAt: stories.updatedAt, coverPath: stories.coverPath }).from(stories).where(eq(stories.id, id)).get();
 }
 
 export function insertStory(tx: Tx, values: NewStory): void {

@@ -1,18 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdateBody } from '../schemas/story.js';
+import { storyCoverRoutes } from './cover-routes.js';
 import { storyListRoutes } from './list-routes.js';
 import * as stories from './service.js';
 
 const TAGS = ['stories'];
 
 /**
- * Spec 4.2, except covers and search (their own owners): one story, its writes, its rating and
- * its tag links here; the lists in `list-routes.ts`. Literal segments (`recent`, `top-rated`,
- * `author`, `series`, `tags`, `search`) win over `{id}` in Fastify's router.
+ * Spec 4.2, except search (its own owner): one story, its writes, its rating and its tag links
+ * here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`. Literal segments
+ * (`recent`, `top-rated`, `author`, `series`, `tags`, `search`) win over `{id}` in Fastify's
+ * router.
  */
 export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(storyListRoutes);
+  await app.register(storyCoverRoutes);
 
   app.get(
     '/stories/:id',
@@ -25,12 +28,12 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: TAGS,
-        summary: 'Create a story; authorName, seriesName and tagNames are found or created',
+        summary: 'Create a story; authorName, seriesName and tagNames are found or created; coverPath attaches an uploaded cover',
         body: StoryCreateBody,
         response: { 201: StoryDto, ...errorResponses(400, 401, 413, 415) },
       },
     },
-    async (request, reply) => reply.code(201).send(stories.createStory(app.db, request.body)),
+    async (request, reply) => reply.code(201).send(await stories.createStory(app.db, app.images, request.body)),
   );
 
   app.put(
@@ -44,7 +47,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryDto, ...errorResponses(400, 401, 404, 413, 415) },
       },
     },
-    async (request) => stories.updateStory(app.db, request.params.id, request.body),
+    async (request) => stories.updateStory(app.db, app.images, request.params.id, request.body),
   );
 
   app.delete(
@@ -52,13 +55,13 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: TAGS,
-        summary: 'Delete a story and its tag links',
+        summary: 'Delete a story, its tag links and its cover file (unless another row names it)',
         params: IdParams,
         response: { 200: MessageBody, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      stories.deleteStory(app.db, request.params.id);
+      await stories.deleteStory(app.db, app.images, request.params.id);
       return { message: 'Story deleted successfully' };
     },
   );

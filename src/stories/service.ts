@@ -1,11 +1,14 @@
 /**
  * Story rules and writes (spec 4.2, decisions.md). Every write is one `writeTransaction`, so the
  * search documents change with the rows; nothing inside it awaits, and the costly HTML work is
- * done before it opens. Each write then reads the story back, as the API shows it.
+ * done before it opens. Each write then reads the story back, as the API shows it. Writes that
+ * can change the cover go through `commitImageChange` (write file, commit row, remove old file).
  */
 import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
 import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
+import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
+import type { ImageStore } from '../images/store.js';
 import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
 import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
 import { findOrCreateTags, findTagById } from '../tags/repository.js';
@@ -37,7 +40,7 @@ export function getStory(db: Db, id: string): StoryDto {
  * A new `updatedAt`: now, or 1 ms after the previous one when the clock has not moved on, so
  * every successful update visibly changes it (and sorts after the previous state).
  */
-function nextUpdatedAt(previous: string): string {
+export function nextUpdatedAt(previous: string): string {
   const now = nowIso();
   return now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
 }
@@ -82,7 +85,14 @@ function fieldPatch(input: StoryInput): repo.StoryPatch {
   if (input.volume !== undefined) patch.volume = input.volume;
   if (input.rating !== undefined) patch.rating = input.rating;
   if (input.text !== undefined) Object.assign(patch, input.text);
+  if (input.coverPath !== undefined) patch.coverPath = input.coverPath;
   return patch;
+}
+
+/** The earlier upload a body's `coverPath` attaches, checked and held around the write. */
+function coverAttachment(input: StoryInput): AttachedImage | undefined {
+  if (input.coverPath === undefined || input.coverPath === null) return undefined;
+  return { kind: 'covers', path: input.coverPath, field: 'coverPath' };
 }
 
 /** Makes the story's tags exactly these, touching only the links that change. */
@@ -93,12 +103,15 @@ function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void
   repo.linkTags(tx, storyId, wanted.filter((tagId) => !current.includes(tagId)));
 }
 
-/** Spec 4.2 create: authorName/seriesName/tagNames are found case-insensitively or created. */
-export function createStory(db: Db, body: StoryCreateBody): StoryDto {
+/**
+ * Spec 4.2 create: authorName/seriesName/tagNames are found case-insensitively or created;
+ * `coverPath` must name an uploaded cover (400 otherwise).
+ */
+export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<StoryDto> {
   const input = parseStoryBody(body);
   const id = newId();
   const now = nowIso();
-  writeTransaction(db, (tx) => {
+  await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     repo.insertStory(tx, {
       summary: null,
       description: null,
@@ -116,18 +129,23 @@ export function createStory(db: Db, body: StoryCreateBody): StoryDto {
       updatedAt: now,
     });
     if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
+    return { result: undefined, released: [] };
   });
   return getStory(db, id);
 }
 
-/** Spec 4.2 update: partial; `null` clears; `tagNames` replaces the whole set; 404 when absent. */
-export function updateStory(db: Db, id: string, body: StoryUpdateBody): StoryDto {
+/**
+ * Spec 4.2 update: partial; `null` clears; `tagNames` replaces the whole set; 404 when absent.
+ * A `coverPath` that replaces or clears the cover releases the old file after the commit.
+ */
+export async function updateStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<StoryDto> {
   const input = parseStoryBody(body);
-  writeTransaction(db, (tx) => {
+  await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     const current = repo.findStoryStamp(tx, id);
     if (current === undefined) throw storyNotFound(id);
     repo.updateStory(tx, id, { ...fieldPatch(input), ...resolveLinks(tx, input), updatedAt: nextUpdatedAt(current.updatedAt) });
     if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
+    return { result: undefined, released: input.coverPath === undefined ? [] : [current.coverPath] };
   });
   return getStory(db, id);
 }
@@ -159,13 +177,13 @@ export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean):
 
 /**
  * Deletes the story and its tag links (cascade); the author/series/tag counts follow by trigger.
- * Returns the cover path the story had, so the cover file can be removed after the commit
- * (decisions.md, "Deleting": only when nothing else references it; the images owner does that).
+ * After the commit its cover file goes to the trash, unless another story or author still names
+ * it (decisions.md, "Deleting").
  */
-export function deleteStory(db: Db, id: string): { coverPath: string | null } {
-  return writeTransaction(db, (tx) => {
+export async function deleteStory(db: Db, store: ImageStore, id: string): Promise<void> {
+  await commitImageChange(db, store, {}, (tx) => {
     const deleted = repo.deleteStory(tx, id);
     if (deleted === undefined) throw storyNotFound(id);
-    return deleted;
+    return { result: undefined, released: [deleted.coverPath] };
   });
 }

@@ -1,0 +1,52 @@
+/**
+ * Story covers (spec 4.2 `POST/DELETE /api/stories/{id}/cover`, decisions.md "Images"): the
+ * upload is checked and stored by the image store, the row changes in one write, and the old
+ * file is released after the commit (src/files/image-changes.ts), so the row never names a file
+ * that is not there.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/open.js';
+import { commitImageChange } from '../files/image-changes.js';
+import { imageUrl } from '../images/image-path.js';
+import type { ImageStore } from '../images/store.js';
+import { receiveUpload } from '../images/upload.js';
+import type { MessageBody } from '../schemas/common.js';
+import type { CoverResponse } from '../schemas/story.js';
+import * as repo from './repository.js';
+import { nextUpdatedAt, storyNotFound } from './service.js';
+
+/**
+ * `POST /api/stories/{id}/cover`: the image in the multipart part `file` becomes the story's
+ * cover. An unknown story is 404 before a byte of the upload is read; 415/413/400 as the store
+ * decides. The previous cover goes to the trash unless something else still names it. Of
+ * concurrent uploads to one story every one succeeds, the last to commit wins, and only its
+ * file remains.
+ */
+export async function uploadCover(db: Db, store: ImageStore, request: FastifyRequest, id: string): Promise<CoverResponse> {
+  if (repo.findStoryStamp(db, id) === undefined) throw storyNotFound(id);
+  const { image } = await receiveUpload(request, store, { kind: 'covers', fileField: 'file', required: true });
+  const coverPath = image as string;
+  await commitImageChange(db, store, { upload: coverPath }, (tx) => {
+    const current = repo.findStoryStamp(tx, id);
+    if (current === undefined) throw storyNotFound(id); // deleted while the upload streamed
+    repo.updateStory(tx, id, { coverPath, updatedAt: nextUpdatedAt(current.updatedAt) });
+    return { result: undefined, released: [current.coverPath] };
+  });
+  return { message: 'Cover uploaded successfully', coverPath, coverUrl: imageUrl(coverPath) };
+}
+
+/**
+ * `DELETE /api/stories/{id}/cover`: clears the cover and releases its file. A story without a
+ * cover is a 200 that changes nothing (docs/decisions.md "Images": the outcome asked for already
+ * holds, so a repeated DELETE is harmless); an unknown story is 404.
+ */
+export async function removeCover(db: Db, store: ImageStore, id: string): Promise<MessageBody> {
+  const removed = await commitImageChange(db, store, {}, (tx) => {
+    const current = repo.findStoryStamp(tx, id);
+    if (current === undefined) throw storyNotFound(id);
+    if (current.coverPath === null) return { result: false, released: [] };
+    repo.updateStory(tx, id, { coverPath: null, updatedAt: nextUpdatedAt(current.updatedAt) });
+    return { result: true, released: [current.coverPath] };
+  });
+  return { message: removed ? 'Cover removed successfully' : 'The story has no cover' };
+}
