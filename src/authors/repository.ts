@@ -69,6 +69,7 @@ export interface AuthorChanges {
   name?: string;
   notes?: string | null;
   rating?: number | null;
+  avatarImagePath?: string | null;
 }
 
 export function updateAuthorRow(db: DbOrTx, id: string, changes: AuthorChanges): AuthorRow | undefined {
@@ -79,6 +80,7 @@ export function updateAuthorRow(db: DbOrTx, id: string, changes: AuthorChanges):
   }
   if (changes.notes !== undefined) values.notes = changes.notes;
   if (changes.rating !== undefined) values.rating = changes.rating;
+  if (changes.avatarImagePath !== undefined) values.avatarImagePath = changes.avatarImagePath;
   return db.update(authors).set(values).where(eq(authors.id, id)).returning().get();
 }
 

@@ -11,15 +11,20 @@ import {
   AuthorUrlBody,
 } from '../schemas/author.js';
 import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
+import { invalidField } from '../errors.js';
+import { authorAvatarRoutes } from './avatar-routes.js';
+import { updateAuthorFromForm } from './form.js';
 import * as authors from './service.js';
 
 const AUTHORS = ['authors'];
 
 /**
- * Spec 4.3, except the avatar endpoints, the multipart form of PUT and `search-typesense`.
- * Literal segments (search, top-rated) win over `{id}`.
+ * Spec 4.3, except `search-typesense`; the avatar endpoints in `avatar-routes.ts`. Literal
+ * segments (search, top-rated) win over `{id}`.
  */
 export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(authorAvatarRoutes);
+
   app.get(
     '/authors',
     {
@@ -76,15 +81,24 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/authors/:id',
     {
+      // Spec 4.3: one route, two forms. JSON is validated by its schema below; the multipart
+      // form (not parsed into request.body) is read and checked by the service, same rules.
+      config: { acceptsMultipart: true },
       schema: {
         tags: AUTHORS,
-        summary: 'Update an author (JSON; partial, null clears, urls replace)',
+        summary: 'Update an author: JSON (partial, null clears, urls replace) or multipart (name, notes, urls, authorRating, avatar)',
         params: IdParams,
-        body: AuthorUpdateBody,
-        response: { 200: AuthorDto, ...errorResponses(400, 401, 404, 409, 415) },
+        consumes: ['application/json', 'multipart/form-data'],
+        body: { content: { 'application/json': { schema: AuthorUpdateBody } } },
+        response: { 200: AuthorDto, ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     },
-    async (request) => authors.updateAuthor(app.db, request.params.id, request.body),
+    async (request) => {
+      if (request.isMultipart()) return updateAuthorFromForm(app.db, app.images, request, request.params.id);
+      // Only a bodiless request without a Content-Type gets here unvalidated.
+      if (request.body === undefined || request.body === null) throw invalidField('body', 'must be an object');
+      return authors.updateAuthor(app.db, app.images, request.params.id, request.body as AuthorUpdateBody);
+    },
   );
 
   app.delete(
@@ -92,13 +106,13 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: AUTHORS,
-        summary: 'Delete an author and its URLs; its stories are kept and unlinked',
+        summary: 'Delete an author, its URLs and its avatar file; its stories are kept and unlinked',
         params: IdParams,
         response: { 200: MessageBody, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      authors.deleteAuthor(app.db, request.params.id);
+      await authors.deleteAuthor(app.db, app.images, request.params.id);
       return { message: 'Author deleted successfully' };
     },
   );

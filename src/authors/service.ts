@@ -2,6 +2,9 @@ import type { Db } from '../db/open.js';
 import type { AuthorRow } from '../db/schema.js';
 import { writeTransaction, type DbOrTx } from '../db/transaction.js';
 import { Conflict, invalidField, NotFound } from '../errors.js';
+import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
+import { parseImagePathOf } from '../images/image-path.js';
+import type { ImageStore } from '../images/store.js';
 import { cleanName, nameKey } from '../lib/names.js';
 import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
 import {
@@ -68,9 +71,12 @@ export function cleanAuthorUrls(raw: readonly string[], field = 'urls'): string[
   return urls;
 }
 
+/** The message of every rejected author rating, JSON (`rating`) or multipart (`authorRating`). */
+export const RATING_RULE = 'must be an integer from 1 to 5';
+
 function checkRating(rating: number | null, field: string): number | null {
   if (rating !== null && !(Number.isInteger(rating) && rating >= 1 && rating <= 5)) {
-    throw invalidField(field, 'must be an integer from 1 to 5');
+    throw invalidField(field, RATING_RULE);
   }
   return rating;
 }
@@ -136,41 +142,72 @@ export interface AuthorPatch {
   notes?: string | null;
   urls?: readonly string[] | null;
   rating?: number | null;
+  /** `avatars/<file>` of an earlier upload to attach (JSON form, decisions.md beyond); `null` removes the avatar. */
+  avatarImagePath?: string | null;
 }
 
 export interface AuthorPatchOptions {
   /** The name the client used for the rating, for `details`: `rating` (JSON) or `authorRating` (multipart). */
   ratingField?: string;
+  /**
+   * The avatar this request uploaded (the multipart form's `avatar` part), which becomes the
+   * author's avatar. It is discarded again if the update fails for any reason.
+   */
+  uploadedAvatar?: string | undefined;
+}
+
+/** The validated columns of a patch; throws the first 400. */
+function authorChanges(patch: AuthorPatch, options: AuthorPatchOptions): { changes: repo.AuthorChanges; urls: string[] | undefined } {
+  const changes: repo.AuthorChanges = {
+    name: patch.name === undefined ? undefined : cleanAuthorName(patch.name),
+    notes: patch.notes === undefined ? undefined : checkNotes(patch.notes),
+    rating: patch.rating === undefined ? undefined : checkRating(patch.rating, options.ratingField ?? 'rating'),
+    avatarImagePath:
+      options.uploadedAvatar ??
+      (typeof patch.avatarImagePath === 'string' ? parseImagePathOf('avatars', patch.avatarImagePath, 'avatarImagePath').relPath : patch.avatarImagePath),
+  };
+  return { changes, urls: patch.urls === undefined ? undefined : cleanAuthorUrls(patch.urls ?? []) };
 }
 
 /**
  * PUT /api/authors/{id}, JSON and multipart alike: validates the patch, renames (409 on a
- * case-insensitive collision with another author), and bumps `updatedAt`, all in one write.
+ * case-insensitive collision with another author), sets or clears the avatar and bumps
+ * `updatedAt`, all in one write. An attached `avatarImagePath` must exist (400); the avatar the
+ * row named before goes to the trash after the commit unless something else still names it.
+ * A failed update leaves the row as it was and the request's uploaded avatar removed.
  */
-export function updateAuthor(db: Db, id: string, patch: AuthorPatch, options: AuthorPatchOptions = {}): AuthorDto {
-  const name = patch.name === undefined ? undefined : cleanAuthorName(patch.name);
-  const notes = patch.notes === undefined ? undefined : checkNotes(patch.notes);
-  const urls = patch.urls === undefined ? undefined : cleanAuthorUrls(patch.urls ?? []);
-  const rating = patch.rating === undefined ? undefined : checkRating(patch.rating, options.ratingField ?? 'rating');
-  return writeTransaction(db, (tx) => {
-    existing(tx, id);
-    if (name !== undefined && repo.authorNameTaken(tx, name, id)) throw nameConflict(name);
-    const row = repo.updateAuthorRow(tx, id, { name, notes, rating }) as AuthorRow;
+export async function updateAuthor(db: Db, store: ImageStore, id: string, patch: AuthorPatch, options: AuthorPatchOptions = {}): Promise<AuthorDto> {
+  const upload = options.uploadedAvatar;
+  let validated: ReturnType<typeof authorChanges>;
+  try {
+    validated = authorChanges(patch, options);
+  } catch (error) {
+    await store.discardUpload(upload);
+    throw error;
+  }
+  const { changes, urls } = validated;
+  const avatar = changes.avatarImagePath;
+  const attach: AttachedImage | undefined =
+    upload === undefined && typeof avatar === 'string' ? { kind: 'avatars', path: avatar, field: 'avatarImagePath' } : undefined;
+  return commitImageChange(db, store, { upload, attach }, (tx) => {
+    const current = existing(tx, id);
+    if (changes.name !== undefined && repo.authorNameTaken(tx, changes.name, id)) throw nameConflict(changes.name);
+    const row = repo.updateAuthorRow(tx, id, changes) as AuthorRow;
     if (urls !== undefined) repo.replaceAuthorUrls(tx, id, urls);
-    return present(tx, row);
+    return { result: present(tx, row), released: avatar === undefined ? [] : [current.avatarImagePath] };
   });
 }
 
 /**
  * DELETE /api/authors/{id}: the URLs go with the author; its stories are kept and unlinked
- * (decisions.md, "Deleting"). Returns the deleted row so the caller can remove the avatar file
- * once the transaction has committed.
+ * (decisions.md, "Deleting"). After the commit its avatar file goes to the trash unless another
+ * author or story still names it. Returns the deleted row.
  */
-export function deleteAuthor(db: Db, id: string): AuthorRow {
-  return writeTransaction(db, (tx) => {
+export async function deleteAuthor(db: Db, store: ImageStore, id: string): Promise<AuthorRow> {
+  return commitImageChange(db, store, {}, (tx) => {
     const row = repo.deleteAuthorRow(tx, id);
     if (row === undefined) throw authorNotFound(id);
-    return row;
+    return { result: row, released: [row.avatarImagePath] };
   });
 }
 

@@ -1,8 +1,9 @@
 /**
- * Author contracts (spec 2.3 and 4.3). The avatar endpoints, the multipart form of PUT and
- * `search-typesense` add their own shapes elsewhere; the limits here are shared with them.
+ * Author contracts (spec 2.3 and 4.3), the avatar endpoints and both forms of PUT included.
+ * `search-typesense` adds its own shapes elsewhere; the limits here are shared with it.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { IMAGE_PATH_MAX } from '../images/image-path.js';
 import { DateTime, limitQuery, Nullable, Paged, Rating, SearchText, sortedPageQuery, Uuid } from './common.js';
 
 /** The spec gives no maximum for author names; 255 matches series names and story titles. */
@@ -60,14 +61,25 @@ export type AuthorCreateBody = Static<typeof AuthorCreateBody>;
 /**
  * The JSON form of PUT: partial; `notes: null` and `rating: null` clear; `urls` replaces every
  * URL (`null` or `[]` removes them all). The rating is `rating` here, `authorRating` in the DTO.
+ * `avatarImagePath` (decisions.md, beyond) attaches an image uploaded earlier through
+ * `/api/files/upload/avatar` (`avatars/<file>`, which must exist; else 400); `null` removes it.
  */
 export const AuthorUpdateBody = Type.Object({
   name: Type.Optional(AuthorName),
   notes: Type.Optional(Nullable(AuthorNotes)),
   urls: Type.Optional(Nullable(AuthorUrls)),
   rating: Type.Optional(Nullable(Rating)),
+  avatarImagePath: Type.Optional(Nullable(Type.String({ maxLength: IMAGE_PATH_MAX }))),
 });
 export type AuthorUpdateBody = Static<typeof AuthorUpdateBody>;
+
+/** 200 of `POST /api/authors/{id}/avatar` (spec 4.3): `avatarUrl` is `/api/files/images/<avatarPath>`. */
+export const AvatarResponse = Type.Object({
+  message: Type.String(),
+  avatarPath: Type.String({ description: 'avatars/<file>' }),
+  avatarUrl: Type.String({ description: '/api/files/images/avatars/<file>' }),
+});
+export type AvatarResponse = Static<typeof AvatarResponse>;
 
 export const AuthorUrlBody = Type.Object({ url: AuthorUrl });
 export type AuthorUrlBody = Static<typeof AuthorUrlBody>;

@@ -1,0 +1,49 @@
+/**
+ * Author avatars (spec 4.3 `POST/DELETE /api/authors/{id}/avatar`, decisions.md "Images"): the
+ * upload is checked and stored by the image store, the row changes in one write, and the old
+ * file is released after the commit (src/files/image-changes.ts).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/open.js';
+import { commitImageChange } from '../files/image-changes.js';
+import { imageUrl } from '../images/image-path.js';
+import type { ImageStore } from '../images/store.js';
+import { receiveUpload } from '../images/upload.js';
+import type { AvatarResponse } from '../schemas/author.js';
+import type { MessageBody } from '../schemas/common.js';
+import * as repo from './repository.js';
+import { authorNotFound } from './service.js';
+
+/**
+ * `POST /api/authors/{id}/avatar`: the image in the multipart part `file` becomes the author's
+ * avatar. An unknown author is 404 before a byte of the upload is read; 415/413/400 as the store
+ * decides. The previous avatar goes to the trash unless something else still names it; of
+ * concurrent uploads every one succeeds and the last to commit wins.
+ */
+export async function uploadAvatar(db: Db, store: ImageStore, request: FastifyRequest, id: string): Promise<AvatarResponse> {
+  if (repo.findAuthorById(db, id) === undefined) throw authorNotFound(id);
+  const { image } = await receiveUpload(request, store, { kind: 'avatars', fileField: 'file', required: true });
+  const avatarPath = image as string;
+  await commitImageChange(db, store, { upload: avatarPath }, (tx) => {
+    const current = repo.findAuthorById(tx, id);
+    if (current === undefined) throw authorNotFound(id); // deleted while the upload streamed
+    repo.updateAuthorRow(tx, id, { avatarImagePath: avatarPath });
+    return { result: undefined, released: [current.avatarImagePath] };
+  });
+  return { message: 'Avatar uploaded successfully', avatarPath, avatarUrl: imageUrl(avatarPath) };
+}
+
+/**
+ * `DELETE /api/authors/{id}/avatar`: clears the avatar and releases its file. An author without
+ * an avatar is a 200 that changes nothing, as for story covers; an unknown author is 404.
+ */
+export async function removeAvatar(db: Db, store: ImageStore, id: string): Promise<MessageBody> {
+  const removed = await commitImageChange(db, store, {}, (tx) => {
+    const current = repo.findAuthorById(tx, id);
+    if (current === undefined) throw authorNotFound(id);
+    if (current.avatarImagePath === null) return { result: false, released: [] };
+    repo.updateAuthorRow(tx, id, { avatarImagePath: null });
+    return { result: true, released: [current.avatarImagePath] };
+  });
+  return { message: removed ? 'Avatar removed successfully' : 'The author has no avatar' };
+}
