@@ -32,8 +32,8 @@ export function openDatabase(file: string): Db {
 }
 
 /** Applies pending migrations in one transaction: a failure leaves the database as it was. */
-export function applyMigrations(db: Db): void {
-  migrate(db, { migrationsFolder: findMigrationsFolder() });
+export function applyMigrations(db: Db, migrationsFolder = findMigrationsFolder()): void {
+  migrate(db, { migrationsFolder });
 }
 
 /** Checkpoints the WAL into the main file and closes, so a stopped data folder is one file. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
-import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../db/open.js';
+import { migrateSafely } from '../db/migrate.js';
+import { closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../db/open.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,14 +15,15 @@ export interface DbPluginOptions {
 }
 
 /**
- * Opens `DATA_DIR/library.db`, applies pending migrations, and closes it (checkpointing the
- * WAL) when the app closes, after every other plugin's onClose has run.
+ * Opens `DATA_DIR/library.db`, applies pending migrations (backing a non-empty library up
+ * first), and closes it (checkpointing the WAL) when the app closes, after every other
+ * plugin's onClose has run.
  */
 export const dbPlugin = fp<DbPluginOptions>(
   async (app, { dataDir }) => {
     const db = openDatabase(path.join(dataDir, DATABASE_FILE_NAME));
     try {
-      applyMigrations(db);
+      await migrateSafely(db, dataDir, app.log);
     } catch (error) {
       closeDatabase(db);
       throw error;

@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import type { FastifyBaseLogger } from 'fastify';
+import { migrateSafely, MigrationError, pendingMigrations } from '../../src/db/migrate.js';
+import { closeDatabase, findMigrationsFolder, openDatabase } from '../../src/db/open.js';
+import { tempDataDir } from '../helpers/app.js';
+
+interface Journal {
+  entries: Array<{ idx: number; version: string; when: number; tag: string; breakpoints: boolean }>;
+}
+
+/** A copy of the committed migrations, cut to the first `keep` and/or with extra ones appended. */
+function migrationsCopy(dir: string, keep: number, extra: Array<{ tag: string; sql: string }> = []): string {
+  const folder = path.join(dir, 'migrations');
+  fs.cpSync(findMigrationsFolder(), folder, { recursive: true });
+  const journalFile = path.join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as Journal;
+  journal.entries = journal.entries.slice(0, keep);
+  let when = Math.max(...journal.entries.map((entry) => entry.when));
+  for (const migration of extra) {
+    when += 1000;
+    journal.entries.push({ idx: journal.entries.length, version: '6', when, tag: migration.tag, breakpoints: true });
+    fs.writeFileSync(path.join(folder, `${migration.tag}.sql`), migration.sql);
+  }
+  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  return folder;
+}
+
+function capturingLog(): { log: FastifyBaseLogger; messages: string[] } {
+  const messages: string[] = [];
+  const record = (first: unknown, second?: unknown) => {
+    messages.push(typeof first === 'string' ? first : String(second));
+  };
+  const log = { info: record, warn: record, error: record, debug: record } as unknown as FastifyBaseLogger;
+  return { log, messages };
+}
+
+const NOW = '2026-11-21T10:00:00.000Z';
+const allCount = () => JSON.parse(fs.readFileSync(path.join(findMigrationsFolder(), 'meta', '_journal.json'), 'utf8')).entries.length as number;
+
+t.test('a new library is migrated without a backup', async (t) => {
+  const dataDir = tempDataDir(t);
+  const db = openDatabase(path.join(dataDir, 'library.db'));
+  t.teardown(() => closeDatabase(db));
+  t.equal(pendingMigrations(db).length, allCount());
+  const { log } = capturingLog();
+  await migrateSafely(db, dataDir, log);
+  t.equal(pendingMigrations(db).length, 0);
+  t.notOk(fs.existsSync(path.join(dataDir, 'backups')), 'nothing to back up');
+});
+
+t.test('a library with data is backed up before pending migrations, and the log says where', async (t) => {
+  const dataDir = tempDataDir(t);
+  const file = path.join(dataDir, 'library.db');
+  const db = openDatabase(file);
+  t.teardown(() => closeDatabase(db));
+  await migrateSafely(db, dataDir, capturingLog().log, migrationsCopy(dataDir, 1));
+  db.$client.prepare('INSERT INTO tags (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run('t1', 'kept', NOW, NOW);
+
+  const { log, messages } = capturingLog();
+  await migrateSafely(db, dataDir, log);
+  t.equal(pendingMigrations(db).length, 0);
+  const backups = fs.readdirSync(path.join(dataDir, 'backups'));
+  t.equal(backups.length, 1);
+  t.ok(messages.some((message) => message.includes(path.join(dataDir, 'backups', backups[0] as string))), 'the log names the backup');
+});
+
+t.test('a failing migration leaves the database file byte-identical and says so', async (t) => {
+  const dataDir = tempDataDir(t);
+  const file = path.join(dataDir, 'library.db');
+  let db = openDatabase(file);
+  await migrateSafely(db, dataDir, capturingLog().log);
+  db.$client.prepare('INSERT INTO tags (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run('t1', 'kept', NOW, NOW);
+  closeDatabase(db);
+  const before = fs.readFileSync(file);
+
+  const broken = migrationsCopy(dataDir, allCount(), [
+    { tag: '9998_fine', sql: 'CREATE TABLE `first_half` (`a` integer);' },
+    { tag: '9999_broken', sql: 'CREATE TABLE `second_half` (`a` integer);\n--> statement-breakpoint\nTHIS IS NOT SQL;' },
+  ]);
+  db = openDatabase(file);
+  const failure = await migrateSafely(db, dataDir, capturingLog().log, broken).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  t.ok(failure instanceof MigrationError, 'a MigrationError');
+  t.match((failure as Error).message, /rolled back/);
+  t.match((failure as Error).message, /backup/);
+  t.equal(db.$client.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('first_half', 'second_half')").pluck().get(), 0, 'no part of any pending migration stayed');
+  closeDatabase(db);
+  t.ok(before.equals(fs.readFileSync(file)), 'library.db is byte-identical');
+});
