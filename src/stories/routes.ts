@@ -41,7 +41,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: TAGS,
-        summary: 'Update a story: absent fields are kept, null clears, tagNames replaces the tags',
+        summary: 'Update a story: absent fields are kept, null clears, tagNames replaces the tags, coverPath attaches an uploaded cover',
         params: IdParams,
         body: StoryUpdateBody,
         response: { 200: StoryDto, ...errorResponses(400, 401, 404, 413, 415) },
