@@ -1,12 +1,30 @@
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import fastifyHelmet from '@fastify/helmet';
 import type { Config } from './config.js';
 import { registerErrorHandling, renderFrameworkError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
-import { apiRoutes } from './routes.js';
+import { apiDocsPlugin } from './plugins/api-docs.js';
+import { apiRoutes, healthRoutes } from './routes.js';
+
+/**
+ * Security headers on every response (helmet): the API serves only JSON and images, so its
+ * content security policy allows nothing at all; `/docs` sets its own, narrower-than-usual one.
+ * HSTS is left to the TLS-terminating proxy: on plain HTTP at home it would do nothing but harm.
+ */
+const SECURITY_HEADERS = {
+  global: true,
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+  },
+  frameguard: { action: 'deny' as const },
+  referrerPolicy: { policy: 'no-referrer' as const },
+  hsts: false,
+};
 
 /** decisions.md: a JSON body over 16 MiB is 413. */
 export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
@@ -50,13 +68,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
-  });
+  await app.register(fastifyHelmet, SECURITY_HEADERS);
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(authPlugin, config);
+  await app.register(apiDocsPlugin);
+  await app.register(healthRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   return app;
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { adminRoutes } from './admin/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
@@ -27,4 +28,27 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(configRoutes);
     await protectedScope.register(adminRoutes);
   });
+};
+
+/** `GET /healthz`: unauthenticated liveness for monitors; 200 while the database answers. */
+export const healthRoutes: FastifyPluginAsync = async (app) => {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness check (no login needed)',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Type.Object({ status: Type.Literal('unavailable') }) },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        app.db.$client.prepare('SELECT 1').get();
+        return { status: 'ok' as const };
+      } catch {
+        return reply.code(503).send({ status: 'unavailable' as const });
+      }
+    },
+  );
 };

@@ -15,7 +15,7 @@ function checkSnapshot(t: Test, folder: string): number {
   const db = new Database(path.join(folder, 'library.db'), { readonly: true });
   try {
     t.equal(db.pragma('integrity_check', { simple: true }), 'ok', `${path.basename(folder)} passes integrity_check`);
-    t.equal(db.pragma('foreign_key_check').length, 0, 'and foreign_key_check');
+    t.same(db.pragma('foreign_key_check'), [], 'and foreign_key_check');
     return db.prepare('SELECT count(*) FROM stories').pluck().get() as number;
   } finally {
     db.close();
