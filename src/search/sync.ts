@@ -1,7 +1,168 @@
-import type { Tx } from '../db/transaction.js';
+/**
+ * Keeps the embedded search index in step with the tables, inside every write transaction
+ * (decisions.md, "Search"; issue 4, "Always consistent").
+ *
+ * Triggers (drizzle/0002_fts5-search-index.sql) mark what a write touched in `search_dirty`:
+ * a story's own change, a tag link, an author/series/tag rename (which marks every story that
+ * shows the name), a delete, an author's URLs. `writeTransaction` calls
+ * {@link syncSearchDocuments} just before it commits; it rebuilds each marked document once
+ * (delete + insert, set-based, so a story created with five tags tokenizes its body once),
+ * refreshes the marked suggestions and empties the queue. A crash rolls back the write and the
+ * index change together: they can never disagree.
+ */
+import type Database from 'better-sqlite3';
+import type { Db } from '../db/open.js';
+import type { DbOrTx } from '../db/transaction.js';
+import { sqliteClient, statementCache } from './sqlite-client.js';
+import { clearSuggestions, putSuggestion, type SuggestionKind } from './suggestions.js';
+
+/** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */
+export interface SearchChanges {
+  stories: { seq: number; id: string }[];
+  authors: { seq: number; id: string }[];
+}
+
+/** Told, inside the transaction, which documents changed (the Typesense outbox hooks in here). */
+export type SearchChangeListener = (tx: DbOrTx, changes: SearchChanges) => void;
+
+const listeners = new WeakMap<Database.Database, Set<SearchChangeListener>>();
 
 /**
- * Brings the search documents of changed stories and authors up to date inside the current
- * write transaction. The embedded full-text engine fills this in (issue: search).
+ * Registers a listener for the syncs of one database connection; returns its removal. Keyed
+ * by connection, so two apps in one process (tests) never see each other's changes.
  */
-export function syncSearchDocuments(_tx: Tx): void {}
+export function onSearchChanges(db: Db, listener: SearchChangeListener): () => void {
+  const client = sqliteClient(db);
+  let set = listeners.get(client);
+  if (set === undefined) {
+    set = new Set();
+    listeners.set(client, set);
+  }
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+const DIRTY_STORIES = `SELECT ref FROM search_dirty WHERE kind = 'story'`;
+const DIRTY_AUTHORS = `SELECT ref FROM search_dirty WHERE kind = 'author'`;
+
+const statementsFor = statementCache((client: Database.Database) => ({
+  anyDirty: client.prepare('SELECT 1 FROM search_dirty LIMIT 1').pluck(),
+  dirty: client.prepare<[], { kind: string; ref: number | string; uid: string }>('SELECT kind, ref, uid FROM search_dirty'),
+  clearDirty: client.prepare('DELETE FROM search_dirty'),
+
+  removeStoryDocs: client.prepare(`DELETE FROM stories_fts WHERE rowid IN (${DIRTY_STORIES})`),
+  insertStoryDocs: client.prepare(
+    `INSERT INTO stories_fts (rowid, title, names, meta, body)
+     SELECT s.seq, s.title,
+       concat_ws(char(10), a.name, se.name,
+         (SELECT group_concat(t.name, char(10)) FROM story_tags st JOIN tags t ON t.id = st.tag_id WHERE st.story_id = s.id)),
+       concat_ws(char(10), s.summary, s.description),
+       s.content_plain
+     FROM stories s
+     LEFT JOIN authors a ON a.id = s.author_id
+     LEFT JOIN series se ON se.id = s.series_id
+     WHERE s.seq IN (${DIRTY_STORIES})`,
+  ),
+  removeAuthorDocs: client.prepare(`DELETE FROM authors_fts WHERE rowid IN (${DIRTY_AUTHORS})`),
+  insertAuthorDocs: client.prepare(
+    `INSERT INTO authors_fts (rowid, name, notes, urls)
+     SELECT a.seq, a.name, a.notes,
+       (SELECT group_concat(u.url, char(10)) FROM author_urls u WHERE u.author_id = a.id)
+     FROM authors a
+     WHERE a.seq IN (${DIRTY_AUTHORS})`,
+  ),
+
+  storyTitles: client.prepare<[], { ref: number; text: string | null }>(
+    `SELECT d.ref AS ref, s.title AS text FROM search_dirty d LEFT JOIN stories s ON s.seq = d.ref WHERE d.kind = 'story'`,
+  ),
+  authorNames: client.prepare<[], { ref: number; text: string | null; weight: number | null }>(
+    `SELECT d.ref AS ref, a.name AS text, a.story_count AS weight FROM search_dirty d LEFT JOIN authors a ON a.seq = d.ref WHERE d.kind = 'author'`,
+  ),
+  seriesNames: client.prepare<[], { ref: string; text: string | null; weight: number | null }>(
+    `SELECT d.ref AS ref, se.name AS text, se.story_count AS weight FROM search_dirty d LEFT JOIN series se ON se.id = d.ref WHERE d.kind = 'series'`,
+  ),
+  tagNames: client.prepare<[], { ref: string; text: string | null; weight: number | null }>(
+    `SELECT d.ref AS ref, t.name AS text, t.story_count AS weight FROM search_dirty d LEFT JOIN tags t ON t.id = d.ref WHERE d.kind = 'tag'`,
+  ),
+
+  clearStoryDocs: client.prepare(`INSERT INTO stories_fts (stories_fts) VALUES ('delete-all')`),
+  clearAuthorDocs: client.prepare(`INSERT INTO authors_fts (authors_fts) VALUES ('delete-all')`),
+  markAllStories: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'story', seq, id FROM stories`),
+  markAllAuthors: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'author', seq, id FROM authors`),
+  markAllSeries: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'series', id, id FROM series`),
+  markAllTags: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'tag', id, id FROM tags`),
+  optimizeStories: client.prepare(`INSERT INTO stories_fts (stories_fts) VALUES ('optimize')`),
+  optimizeAuthors: client.prepare(`INSERT INTO authors_fts (authors_fts) VALUES ('optimize')`),
+  countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
+}));
+
+/**
+ * Rebuilds the search documents of everything marked dirty in this transaction and empties the
+ * queue. When nothing is marked it costs one indexed read. Synchronous (STYLE.md, habit 8).
+ */
+export function syncSearchDocuments(tx: DbOrTx): void {
+  const client = sqliteClient(tx);
+  const s = statementsFor(client);
+  if (s.anyDirty.get() === undefined) return;
+  rebuildDirty(client, tx, true);
+}
+
+/** `removeOld` is false only after a full clear, when there is nothing to remove. */
+function rebuildDirty(client: Database.Database, tx: DbOrTx, removeOld: boolean): void {
+  const s = statementsFor(client);
+  if (removeOld) {
+    s.removeStoryDocs.run();
+    s.removeAuthorDocs.run();
+  }
+  s.insertStoryDocs.run();
+  s.insertAuthorDocs.run();
+
+  refreshSuggestions(client, 'title', s.storyTitles.all().map((row) => ({ ...row, weight: 1 })));
+  refreshSuggestions(client, 'author', s.authorNames.all());
+  refreshSuggestions(client, 'series', s.seriesNames.all());
+  refreshSuggestions(client, 'tag', s.tagNames.all());
+
+  const subscribers = listeners.get(client);
+  if (subscribers !== undefined && subscribers.size > 0) {
+    const changes: SearchChanges = { stories: [], authors: [] };
+    for (const row of s.dirty.all()) {
+      if (row.kind === 'story') changes.stories.push({ seq: Number(row.ref), id: row.uid });
+      else if (row.kind === 'author') changes.authors.push({ seq: Number(row.ref), id: row.uid });
+    }
+    if (changes.stories.length > 0 || changes.authors.length > 0) {
+      for (const listener of subscribers) listener(tx, changes);
+    }
+  }
+  s.clearDirty.run();
+}
+
+function refreshSuggestions(
+  client: Database.Database,
+  kind: SuggestionKind,
+  rows: readonly { ref: number | string; text: string | null; weight: number | null }[],
+): void {
+  for (const row of rows) putSuggestion(client, kind, row.ref, row.text, row.weight ?? 0);
+}
+
+/**
+ * Rebuilds the whole embedded index (FTS documents and suggestions) from the tables in one
+ * transaction, then merges the FTS segments, and returns how many stories it indexed. Works
+ * on an empty library. A reader never sees a half-built index: the rebuild commits at once.
+ */
+export function rebuildSearchIndex(db: Db): number {
+  const client = sqliteClient(db);
+  return db.transaction((tx) => {
+    const s = statementsFor(client);
+    s.clearStoryDocs.run();
+    s.clearAuthorDocs.run();
+    clearSuggestions(client);
+    s.markAllStories.run();
+    s.markAllAuthors.run();
+    s.markAllSeries.run();
+    s.markAllTags.run();
+    rebuildDirty(client, tx, false);
+    s.optimizeStories.run();
+    s.optimizeAuthors.run();
+    return Number(s.countStories.get());
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * How the embedded engine sees text, in JavaScript: the same words and the same folding as
+ * SQLite's `unicode61 remove_diacritics 2` tokenizer (letters, numbers, private-use characters
+ * and non-spacing marks make words; everything else separates them; case is folded; diacritics
+ * are removed from Latin letters). Query building, snippets and suggestions all use it, so
+ * what they highlight or suggest is what FTS5 matches.
+ */
+
+/** One word: a run of characters the unicode61 tokenizer keeps. */
+export const WORD = /[\p{L}\p{N}\p{Mn}\p{Co}]+/gu;
+const HAS_WORD = /[\p{L}\p{N}\p{Co}]/u;
+const ASCII = /^[\x00-\x7f]*$/;
+const LATIN_DIACRITICS = /(\p{Script=Latin})\p{Mn}+/gu;
+const STRAY_MARKS = /^\p{Mn}+/u;
+
+/** Lowercased, with diacritics removed from Latin letters ("Café" -> "cafe", "İ" -> "i"). */
+export function foldWord(word: string): string {
+  const lower = word.toLowerCase();
+  if (ASCII.test(lower)) return lower;
+  return lower.normalize('NFD').replace(LATIN_DIACRITICS, '$1').replace(STRAY_MARKS, '').normalize('NFC');
+}
+
+/** The folded words of a text, in order. */
+export function foldedWords(text: string): string[] {
+  const words: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const folded = foldWord(match[0]);
+    if (folded !== '') words.push(folded);
+  }
+  return words;
+}
+
+/** True when the text holds at least one character FTS5 indexes (so a phrase of it is not empty). */
+export function hasWord(text: string): boolean {
+  return HAS_WORD.test(text);
+}
+
+/** The text's first `max` code points (never splitting a surrogate pair). */
+export function codePoints(text: string, max: number): string {
+  let count = 0;
+  let end = 0;
+  for (const char of text) {
+    if (count === max) break;
+    count += 1;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
