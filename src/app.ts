@@ -71,6 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(fastifyHelmet, SECURITY_HEADERS);
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
+  await app.register((await import('./plugins/search.js')).searchPlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(authPlugin, config);
   await app.register(apiDocsPlugin);

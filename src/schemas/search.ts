@@ -1,0 +1,110 @@
+/**
+ * Search contracts (spec 2.7, 4.2, 4.3 and 4.7; decisions.md, "Search"): the story search and
+ * suggestion queries, the author full-text query, the SearchResultDto envelope, StorySearchDto,
+ * and the reindex and health bodies.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { AuthorDto } from './author.js';
+import { DateTime, Nullable, Rating, Uuid } from './common.js';
+
+const Page = Type.Integer({ minimum: 0, default: 0, description: '0-based page number' });
+const Size = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' });
+const SortDir = Type.String({ pattern: '^(?:[aA][sS][cC]|[dD][eE][sS][cC])$', description: 'asc or desc' });
+/** Repeated keys (`tags=a&tags=b`) or one comma-separated value (`tags=a,b`), or both. */
+const NameList = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 });
+
+export const STORY_SEARCH_SORT_KEYS = ['relevance', 'createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName'] as const;
+export type StorySearchSortKey = (typeof STORY_SEARCH_SORT_KEYS)[number];
+
+export const StorySearchQuery = Type.Object({
+  query: Type.String({ description: 'Search text; "*" or blank matches every story. Operators are taken as plain words.' }),
+  page: Page,
+  size: Size,
+  authors: Type.Optional(NameList),
+  tags: Type.Optional(NameList),
+  minRating: Type.Optional(Rating),
+  maxRating: Type.Optional(Rating),
+  sortBy: Type.Optional(
+    Type.Unsafe<StorySearchSortKey>(Type.String({ enum: [...STORY_SEARCH_SORT_KEYS], description: `One of ${STORY_SEARCH_SORT_KEYS.join(', ')}` })),
+  ),
+  sortDir: Type.Optional(SortDir),
+});
+export type StorySearchQuery = Static<typeof StorySearchQuery>;
+
+export const SuggestionQuery = Type.Object({
+  query: Type.String({ description: 'Partial text' }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+});
+export type SuggestionQuery = Static<typeof SuggestionQuery>;
+
+export const AUTHOR_SEARCH_SORT_KEYS = ['name', 'storyCount', 'authorRating', 'averageStoryRating', 'createdAt'] as const;
+export type AuthorSearchSortKey = (typeof AUTHOR_SEARCH_SORT_KEYS)[number];
+
+export const AuthorFullTextQuery = Type.Object({
+  q: Type.String({ default: '*', description: 'Search text over name, notes and URLs; "*" or blank lists every author' }),
+  page: Page,
+  size: Size,
+  sortBy: Type.Optional(
+    Type.Unsafe<AuthorSearchSortKey>(Type.String({ enum: [...AUTHOR_SEARCH_SORT_KEYS], description: `One of ${AUTHOR_SEARCH_SORT_KEYS.join(', ')}` })),
+  ),
+  sortOrder: Type.Optional(SortDir),
+});
+export type AuthorFullTextQuery = Static<typeof AuthorFullTextQuery>;
+
+export const StorySearchDto = Type.Object({
+  id: Uuid,
+  title: Type.String(),
+  summary: Nullable(Type.String()),
+  authorId: Nullable(Uuid),
+  authorName: Nullable(Type.String()),
+  seriesId: Nullable(Uuid),
+  seriesName: Nullable(Type.String()),
+  volume: Nullable(Type.Integer()),
+  rating: Nullable(Type.Integer()),
+  wordCount: Type.Integer(),
+  coverPath: Nullable(Type.String()),
+  sourceUrl: Nullable(Type.String()),
+  tagNames: Type.Array(Type.String(), { description: 'Sorted by name' }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  snippet: Nullable(
+    Type.String({ description: 'Excerpt of the best-matching text: matches in <mark>, everything else HTML-escaped; null for "*"' }),
+  ),
+});
+export type StorySearchDto = Static<typeof StorySearchDto>;
+
+/** SearchResultDto (spec 2.7) for any result item. */
+export function SearchResult<T extends TSchema>(item: T) {
+  return Type.Object({
+    results: Type.Array(item),
+    totalHits: Type.Integer(),
+    page: Type.Integer({ description: 'The 0-based page asked for' }),
+    perPage: Type.Integer({ description: 'The page size used' }),
+    query: Type.String(),
+    searchTimeMs: Type.Integer(),
+  });
+}
+
+export const StorySearchResult = SearchResult(StorySearchDto);
+export type StorySearchResult = Static<typeof StorySearchResult>;
+
+export const AuthorSearchResult = SearchResult(AuthorDto);
+export type AuthorSearchResult = Static<typeof AuthorSearchResult>;
+
+export const SuggestionList = Type.Array(Type.String());
+
+export const ReindexResult = Type.Object({ message: Type.String(), storiesCount: Type.Integer() });
+export type ReindexResult = Static<typeof ReindexResult>;
+
+export const SEARCH_ENGINES = ['embedded', 'typesense'] as const;
+export type SearchEngineKind = (typeof SEARCH_ENGINES)[number];
+
+export const SearchHealth = Type.Object({
+  status: Type.Union([Type.Literal('healthy'), Type.Literal('unhealthy')]),
+  message: Type.String(),
+  engine: Type.Union(SEARCH_ENGINES.map((engine) => Type.Literal(engine))),
+  error: Type.Optional(Type.String()),
+  /** Typesense only: changes waiting in the outbox. */
+  pendingChanges: Type.Optional(Type.Integer()),
+});
+export type SearchHealth = Static<typeof SearchHealth>;

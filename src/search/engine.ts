@@ -1,0 +1,68 @@
+/**
+ * The one search interface the routes call (issue 4, "One interface, two engines"; STYLE.md,
+ * habit 9). The embedded SQLite FTS5 engine (./fts5.ts) is always there; a Typesense engine
+ * can stand in front of it later without the routes knowing.
+ *
+ * Indexing is not a method call per row: every write runs in `writeTransaction`, whose sync
+ * step (./sync.ts) rebuilds the embedded documents and then tells {@link SearchEngine.documentsChanged}
+ * what changed, inside the same transaction, so a second engine can queue the same changes
+ * (an outbox row) atomically with the write.
+ */
+import type { DbOrTx } from '../db/transaction.js';
+import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchSortKey } from '../schemas/search.js';
+import type { AuthorDto } from '../schemas/author.js';
+import type { StorySearchDto } from '../schemas/search.js';
+import type { SortDirection } from '../lib/pagination.js';
+import type { SearchChanges } from './sync.js';
+
+export interface StorySearchRequest {
+  /** The user's text; `*` or blank matches everything. */
+  query: string;
+  page?: number;
+  size?: number;
+  /** Author names, any of them (case-insensitive). */
+  authors?: readonly string[];
+  /** Tag names, all of them (case-insensitive). */
+  tags?: readonly string[];
+  /** Inclusive; either one excludes unrated stories. */
+  minRating?: number;
+  maxRating?: number;
+  sortBy?: StorySearchSortKey;
+  sortDir?: SortDirection;
+}
+
+export interface AuthorSearchRequest {
+  query: string;
+  page?: number;
+  size?: number;
+  sortBy?: AuthorSearchSortKey;
+  sortDir?: SortDirection;
+}
+
+/** SearchResultDto without the echo fields the route adds (spec 2.7). */
+export interface SearchPage<T> {
+  results: T[];
+  totalHits: number;
+  page: number;
+  perPage: number;
+}
+
+export interface SearchEngine {
+  /** Which engine answers: named by health and by the benchmark. */
+  readonly kind: SearchEngineKind;
+  searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>>;
+  /** Distinct titles and names with a word starting with the text, best first, at most `limit`. */
+  suggest(text: string, limit: number): Promise<string[]>;
+  searchAuthors(request: AuthorSearchRequest): Promise<SearchPage<AuthorDto>>;
+  /** Rebuilds the index from the tables; resolves to the number of stories indexed. */
+  reindex(): Promise<{ storiesCount: number }>;
+  health(): Promise<SearchHealth>;
+  /**
+   * Called inside the write transaction that changed these documents, after the embedded
+   * index is up to date. Must be synchronous and must not fail for reasons outside the
+   * database (queue, do not call out).
+   */
+  documentsChanged(tx: DbOrTx, changes: SearchChanges): void;
+  /** Releases what the engine holds (workers, connections); the database stays open. */
+  close(): Promise<void>;
+}

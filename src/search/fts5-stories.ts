@@ -1,0 +1,222 @@
+/**
+ * Story search on the embedded engine (decisions.md, "Search"), in two phases
+ * (PERFORMANCE-NOTES.md): phase 1 picks only the page's `seq`s and the total from the FTS index
+ * and covering indexes (./story-plans.ts); phase 2 reads those few rows, their tag names, and
+ * builds their snippets.
+ */
+import type Database from 'better-sqlite3';
+import type { Db } from '../db/open.js';
+import { nameKey } from '../lib/names.js';
+import type { SortDirection } from '../lib/pagination.js';
+import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
+import type { SearchPage, StorySearchRequest } from './engine.js';
+import { parseQuery, type ParsedQuery } from './query.js';
+import { buildSnippet } from './snippet.js';
+import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
+import { sqliteClient, statementCache } from './sqlite-client.js';
+
+const ROW_COLUMNS = `s.seq, s.id, s.title, s.summary, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId,
+  se.name AS seriesName, s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
+  s.created_at AS createdAt, s.updated_at AS updatedAt`;
+
+interface PageRow {
+  seq: number;
+  id: string;
+  title: string;
+  summary: string | null;
+  authorId: string | null;
+  authorName: string | null;
+  seriesId: string | null;
+  seriesName: string | null;
+  volume: number | null;
+  rating: number | null;
+  wordCount: number;
+  coverPath: string | null;
+  sourceUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+  description?: string | null;
+  contentPlain?: string | null;
+}
+
+const fixedStatements = statementCache((client: Database.Database) => ({
+  authors: client.prepare<[string], { id: string; storyCount: number }>(
+    'SELECT id, story_count AS storyCount FROM authors WHERE name_key IN (SELECT value FROM json_each(?))',
+  ),
+  tags: client.prepare<[string], { id: string; storyCount: number }>(
+    'SELECT id, story_count AS storyCount FROM tags WHERE name IN (SELECT value FROM json_each(?))',
+  ),
+  countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
+  countMatches: client.prepare<[string]>('SELECT count(*) FROM stories_fts WHERE stories_fts MATCH ?').pluck(),
+  rows: client.prepare<[string], PageRow>(
+    `SELECT ${ROW_COLUMNS} FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
+     WHERE s.seq IN (SELECT value FROM json_each(?))`,
+  ),
+  rowsWithText: client.prepare<[string], PageRow>(
+    `SELECT ${ROW_COLUMNS}, s.description, s.content_plain AS contentPlain
+     FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
+     WHERE s.seq IN (SELECT value FROM json_each(?))`,
+  ),
+  tagNames: client.prepare<[string], { seq: number; name: string }>(
+    `SELECT s.seq, t.name FROM stories s JOIN story_tags st ON st.story_id = s.id JOIN tags t ON t.id = st.tag_id
+     WHERE s.seq IN (SELECT value FROM json_each(?)) ORDER BY t.name`,
+  ),
+}));
+
+/** Statements whose text depends on the filters and sort, prepared once per shape. */
+const shapedStatements = statementCache(() => new Map<string, Database.Statement>());
+
+function shaped(client: Database.Database, sqlText: string): Database.Statement {
+  const cache = shapedStatements(client);
+  let statement = cache.get(sqlText);
+  if (statement === undefined) {
+    statement = client.prepare(sqlText);
+    cache.set(sqlText, statement);
+  }
+  return statement;
+}
+
+/**
+ * Resolves the filter names to ids (case-insensitively). Null when the filter can match no
+ * story: none of the listed authors exists, or one of the listed tags does not.
+ */
+function resolveFilter(client: Database.Database, request: StorySearchRequest): SearchFilter | null {
+  const s = fixedStatements(client);
+  const filter: SearchFilter = {
+    authors: null,
+    authorStories: 0,
+    tags: null,
+    tagIds: [],
+    tagCount: 0,
+    rarestTag: null,
+    rarestTagStories: 0,
+    minRating: null,
+    maxRating: null,
+  };
+  if (request.authors !== undefined && request.authors.length > 0) {
+    const found = s.authors.all(JSON.stringify([...new Set(request.authors.map(nameKey))]));
+    if (found.length === 0) return null;
+    filter.authors = JSON.stringify(found.map((author) => author.id));
+    filter.authorStories = found.reduce((sum, author) => sum + author.storyCount, 0);
+  }
+  if (request.tags !== undefined && request.tags.length > 0) {
+    const names = [...new Set(request.tags.map(nameKey))];
+    const found = s.tags.all(JSON.stringify(names));
+    if (found.length < names.length) return null;
+    const rarest = found.reduce((best, tag) => (tag.storyCount < best.storyCount ? tag : best));
+    filter.tagIds = found.map((tag) => tag.id);
+    filter.tags = JSON.stringify(filter.tagIds);
+    filter.tagCount = found.length;
+    filter.rarestTag = rarest.id;
+    filter.rarestTagStories = rarest.storyCount;
+  }
+  if (request.minRating !== undefined || request.maxRating !== undefined) {
+    filter.minRating = request.minRating ?? 1;
+    filter.maxRating = request.maxRating ?? 5;
+  }
+  return filter;
+}
+
+/** The trigger-maintained count, when the filter is one tag or only authors (and no text). */
+function knownTotal(filter: SearchFilter): number | undefined {
+  if (filter.minRating !== null) return undefined;
+  if (filter.tags !== null && filter.authors === null && filter.tagCount === 1) return filter.rarestTagStories;
+  if (filter.authors !== null && filter.tags === null) return filter.authorStories;
+  return undefined;
+}
+
+const isFiltered = (filter: SearchFilter) => filter.authors !== null || filter.tags !== null || filter.minRating !== null;
+
+/** Phase 1: the page's `seq`s in order, and the total. */
+function pickPage(
+  client: Database.Database,
+  parsed: ParsedQuery,
+  filter: SearchFilter,
+  sortBy: StorySearchSortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+  probeLimit: number | undefined,
+): { seqs: number[]; total: number } {
+  const s = fixedStatements(client);
+  const match = parsed.match;
+  const candidates = Number(match === null ? s.countStories.get() : s.countMatches.get(match));
+  if (candidates === 0) return { seqs: [], total: 0 };
+  const filtered = isFiltered(filter);
+  if (!filtered && window.offset >= candidates) return { seqs: [], total: candidates };
+
+  const plan = planStorySearch({ match, candidates, filter, sortBy, direction, probeLimit });
+  const params = planParams(match, filter, window);
+  const rows = shaped(client, plan.page).all(params) as { seq: number; total?: number }[];
+  const seqs = rows.map((row) => row.seq);
+  let total: number;
+  if (!filtered) total = candidates;
+  else if (match === null && knownTotal(filter) !== undefined) total = knownTotal(filter) as number;
+  else if (plan.windowed && rows.length > 0) total = Number(rows[0]?.total);
+  else if (plan.windowed && window.offset === 0) total = 0;
+  else total = Number(shaped(client, plan.count).pluck().get(params));
+  return { seqs, total };
+}
+
+/** Phase 2: the page's rows as StorySearchDto, in phase-1 order, with snippets. */
+function presentPage(client: Database.Database, seqs: readonly number[], parsed: ParsedQuery): StorySearchDto[] {
+  if (seqs.length === 0) return [];
+  const s = fixedStatements(client);
+  const json = JSON.stringify(seqs);
+  const withText = !parsed.matchAll;
+  const rows = (withText ? s.rowsWithText : s.rows).all(json);
+  const bySeq = new Map(rows.map((row) => [row.seq, row]));
+  const tags = new Map<number, string[]>();
+  for (const { seq, name } of s.tagNames.all(json)) {
+    const list = tags.get(seq);
+    if (list === undefined) tags.set(seq, [name]);
+    else list.push(name);
+  }
+  const results: StorySearchDto[] = [];
+  for (const seq of seqs) {
+    const row = bySeq.get(seq);
+    if (row === undefined) continue;
+    results.push({
+      id: row.id,
+      title: row.title,
+      summary: row.summary,
+      authorId: row.authorId,
+      authorName: row.authorName,
+      seriesId: row.seriesId,
+      seriesName: row.seriesName,
+      volume: row.volume,
+      rating: row.rating,
+      wordCount: row.wordCount,
+      coverPath: row.coverPath,
+      sourceUrl: row.sourceUrl,
+      tagNames: tags.get(seq) ?? [],
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      snippet: withText
+        ? buildSnippet(
+            { title: row.title, summary: row.summary, description: row.description ?? null, contentPlain: row.contentPlain ?? null },
+            parsed,
+          )
+        : null,
+    });
+  }
+  return results;
+}
+
+/**
+ * One page of story search results (see the file comment). A filter naming no existing
+ * author, or a tag that does not exist, matches nothing; so does text with no searchable word.
+ */
+export function searchStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): SearchPage<StorySearchDto> {
+  const client = sqliteClient(db);
+  const page = request.page ?? 0;
+  const size = request.size ?? 20;
+  const empty = { results: [], totalHits: 0, page, perPage: size };
+  const parsed = parseQuery(request.query);
+  if (!parsed.matchAll && parsed.match === null) return empty;
+  const filter = resolveFilter(client, request);
+  if (filter === null) return empty;
+
+  const window = { limit: size, offset: page * size };
+  const { seqs, total } = pickPage(client, parsed, filter, request.sortBy ?? 'relevance', request.sortDir ?? 'desc', window, options.probeLimit);
+  return { results: presentPage(client, seqs, parsed), totalHits: total, page, perPage: size };
+}

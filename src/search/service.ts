@@ -1,0 +1,59 @@
+/**
+ * The search use cases between the routes and the engine: query-string forms become engine
+ * requests, and results get the SearchResultDto echo fields (spec 2.7).
+ */
+import { performance } from 'node:perf_hooks';
+import { invalidField } from '../errors.js';
+import { sortDirection } from '../lib/pagination.js';
+import type { AuthorFullTextQuery, AuthorSearchResult, ReindexResult, StorySearchQuery, StorySearchResult } from '../schemas/search.js';
+import type { SearchEngine, SearchPage } from './engine.js';
+
+/**
+ * `tags=a&tags=b`, `tags=a,b` or both: trimmed names, blanks dropped (decisions.md, "Lists and
+ * pagination"). Undefined when nothing is left, so an empty filter filters nothing.
+ */
+export function nameList(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const names = values.flatMap((value) => value.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  return names.length === 0 ? undefined : names;
+}
+
+function withEcho<T>(result: SearchPage<T>, query: string, started: number) {
+  return { ...result, query, searchTimeMs: Math.round(performance.now() - started) };
+}
+
+export async function searchStories(engine: SearchEngine, query: StorySearchQuery): Promise<StorySearchResult> {
+  const started = performance.now();
+  if (query.minRating !== undefined && query.maxRating !== undefined && query.minRating > query.maxRating) {
+    throw invalidField('minRating', 'must not be greater than maxRating');
+  }
+  const result = await engine.searchStories({
+    query: query.query,
+    page: query.page,
+    size: query.size,
+    authors: nameList(query.authors),
+    tags: nameList(query.tags),
+    minRating: query.minRating,
+    maxRating: query.maxRating,
+    sortBy: query.sortBy ?? 'relevance',
+    sortDir: sortDirection(query.sortDir, 'desc'),
+  });
+  return withEcho(result, query.query, started);
+}
+
+export async function searchAuthors(engine: SearchEngine, query: AuthorFullTextQuery): Promise<AuthorSearchResult> {
+  const started = performance.now();
+  const result = await engine.searchAuthors({
+    query: query.q,
+    page: query.page,
+    size: query.size,
+    sortBy: query.sortBy ?? 'name',
+    sortDir: sortDirection(query.sortOrder, 'asc'),
+  });
+  return withEcho(result, query.q, started);
+}
+
+export async function reindex(engine: SearchEngine): Promise<ReindexResult> {
+  const { storiesCount } = await engine.reindex();
+  return { message: `Search index rebuilt: ${storiesCount} ${storiesCount === 1 ? 'story' : 'stories'} indexed`, storiesCount };
+}

@@ -1,0 +1,195 @@
+/**
+ * Snippets for the rows of one result page (decisions.md, "Search": a short excerpt of the
+ * best-matching text, matched words in `<mark>`, everything else HTML-escaped).
+ *
+ * The FTS tables keep no copy of the text (contentless), so FTS5's snippet() cannot run; it
+ * would also cost 0.15-0.5 ms per row inside the ranked query (PERFORMANCE-NOTES.md). Instead
+ * the page's own text is searched here with one regular expression built from the query words
+ * that matches them the way the tokenizer does (whole words, case- and Latin-diacritic-
+ * insensitive, the last word as a prefix), so a 10 KB body is scanned by the regex engine
+ * rather than word by word in JavaScript. The excerpt is the stretch of about
+ * {@link EXCERPT_CHARS} characters holding the most distinct query words, preferring the
+ * summary, then description, body and title; the search stops as soon as a stretch holds them all.
+ */
+import { foldWord, hasWord } from './text.js';
+
+const EXCERPT_CHARS = 200;
+/** Context kept before the first match of the excerpt. */
+const LEAD_CHARS = 50;
+const ELLIPSIS = '…';
+const WORD_CHAR = '[\\p{L}\\p{N}\\p{Mn}\\p{Co}]';
+
+export interface HighlightTerms {
+  words: readonly string[];
+  /** The last word also matches as a prefix. */
+  prefix: boolean;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
+}
+
+/**
+ * For each ASCII letter, every Latin letter that folds to it ("e" -> e, é, È, ē, ...), built once
+ * from {@link foldWord} so the regex and the tokenizer model agree.
+ */
+const LETTER_CLASSES: ReadonlyMap<string, string> = (() => {
+  const variants = new Map<string, Set<string>>();
+  const ranges: [number, number][] = [
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+    [0xc0, 0x24f],
+    [0x1e00, 0x1eff],
+  ];
+  for (const [from, to] of ranges) {
+    for (let code = from; code <= to; code += 1) {
+      const char = String.fromCodePoint(code);
+      const folded = foldWord(char);
+      if (/^[a-z]$/.test(folded)) {
+        const set = variants.get(folded) ?? new Set<string>();
+        set.add(char);
+        variants.set(folded, set);
+      }
+    }
+  }
+  return new Map([...variants].map(([letter, set]) => [letter, `[${[...set].join('')}]`]));
+})();
+
+/** A regex source matching one folded word as the tokenizer would, marks allowed after letters. */
+function wordPattern(word: string): string {
+  let pattern = '';
+  for (const char of word) {
+    const letterClass = LETTER_CLASSES.get(char);
+    pattern += `${letterClass ?? char.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')}\\p{Mn}*`;
+  }
+  return pattern;
+}
+
+interface Matcher {
+  regex: RegExp;
+  distinct: number;
+}
+
+/** One regex for all query words; group n+1 captures the n-th distinct word. */
+function matcherFor(terms: HighlightTerms): Matcher {
+  const unique = [...new Set(terms.words)];
+  const prefixWord = terms.prefix ? terms.words[terms.words.length - 1] : undefined;
+  const alternatives = unique.map((word) =>
+    word === prefixWord ? `(${wordPattern(word)}${WORD_CHAR}*)` : `(${wordPattern(word)})(?!${WORD_CHAR})`,
+  );
+  return { regex: new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join('|')})`, 'giu'), distinct: unique.length };
+}
+
+interface Hit {
+  start: number;
+  end: number;
+  term: number;
+}
+
+interface Excerpt {
+  text: string;
+  /** Distinct query words in the excerpt, then matches: higher is better. */
+  score: number;
+  from: number;
+  to: number;
+}
+
+function termOf(found: RegExpExecArray): number {
+  for (let group = 1; group < found.length; group += 1) if (found[group] !== undefined) return group - 1;
+  return -1;
+}
+
+/** The best stretch of one text, or undefined when no query word occurs in it. */
+function bestExcerpt(text: string, matcher: Matcher): Excerpt | undefined {
+  const regex = new RegExp(matcher.regex);
+  const hits: Hit[] = [];
+  const counts = new Map<number, number>();
+  let first = 0;
+  let best: Excerpt | undefined;
+  for (let found = regex.exec(text); found !== null; found = regex.exec(text)) {
+    const hit = { start: found.index, end: found.index + found[0].length, term: termOf(found) };
+    hits.push(hit);
+    counts.set(hit.term, (counts.get(hit.term) ?? 0) + 1);
+    // Keep the stretch from hits[first] to this hit within the excerpt length.
+    while (hit.end - (hits[first] as Hit).start > EXCERPT_CHARS - LEAD_CHARS) {
+      const leaving = (hits[first] as Hit).term;
+      const left = (counts.get(leaving) ?? 1) - 1;
+      if (left === 0) counts.delete(leaving);
+      else counts.set(leaving, left);
+      first += 1;
+    }
+    const score = counts.size * 1000 + (hits.length - first);
+    if (best === undefined || score > best.score) best = { text, score, from: (hits[first] as Hit).start, to: hit.end };
+    if (counts.size === matcher.distinct) break;
+  }
+  return best;
+}
+
+/** Where a word starts at or before `offset` (never cutting a word in two). */
+function wordStartBefore(text: string, offset: number): number {
+  let start = offset;
+  while (start > 0 && /\S/u.test(text.charAt(start - 1))) start -= 1;
+  return start;
+}
+
+/** Where a word ends at or after `offset`. */
+function wordEndAfter(text: string, offset: number): number {
+  let end = offset;
+  while (end < text.length && /\S/u.test(text.charAt(end))) end += 1;
+  return end;
+}
+
+/** Renders the excerpt: escaped text, matches in <mark>, ellipses where the text was cut. */
+function render(excerpt: Pick<Excerpt, 'text' | 'from' | 'to'>, matcher: Matcher | undefined): string {
+  const { text } = excerpt;
+  const start = excerpt.from <= LEAD_CHARS ? 0 : wordStartBefore(text, excerpt.from - LEAD_CHARS);
+  const end = wordEndAfter(text, Math.max(excerpt.to, Math.min(text.length, start + EXCERPT_CHARS)));
+  const slice = text.slice(start, end);
+  let html = '';
+  let cursor = 0;
+  if (matcher !== undefined) {
+    const regex = new RegExp(matcher.regex);
+    for (let found = regex.exec(slice); found !== null; found = regex.exec(slice)) {
+      html += escapeHtml(slice.slice(cursor, found.index));
+      html += `<mark>${escapeHtml(found[0])}</mark>`;
+      cursor = found.index + found[0].length;
+    }
+  }
+  html += escapeHtml(slice.slice(cursor));
+  html = html.replace(/\s+/gu, ' ').trim();
+  const before = start > 0 && hasWord(text.slice(0, start));
+  const after = end < text.length && hasWord(text.slice(end));
+  return `${before ? ELLIPSIS : ''}${html}${after ? ELLIPSIS : ''}`;
+}
+
+export interface SnippetSource {
+  title: string;
+  summary: string | null;
+  description: string | null;
+  contentPlain: string | null;
+}
+
+/**
+ * The snippet of one story for the query words: the best stretch of its summary, description,
+ * body or title (a tie goes to the earlier); when none holds a query word (the story matched on
+ * an author, series or tag name), the opening of its summary, body or description, else its title.
+ */
+export function buildSnippet(story: SnippetSource, terms: HighlightTerms): string {
+  if (terms.words.length > 0) {
+    const matcher = matcherFor(terms);
+    let best: Excerpt | undefined;
+    for (const text of [story.summary, story.description, story.contentPlain, story.title]) {
+      if (text === null || text === '') continue;
+      const excerpt = bestExcerpt(text, matcher);
+      if (excerpt !== undefined && (best === undefined || excerpt.score > best.score)) best = excerpt;
+      if (best !== undefined && Math.floor(best.score / 1000) === matcher.distinct) break;
+    }
+    if (best !== undefined) return render(best, matcher);
+  }
+  for (const text of [story.summary, story.contentPlain, story.description]) {
+    if (text !== null && text.trim() !== '') return render({ text, from: 0, to: 0 }, undefined);
+  }
+  return escapeHtml(story.title);
+}
