@@ -1,0 +1,225 @@
+/**
+ * The index is provably in step with the tables (issue 4, item 2): after every kind of change,
+ * direct or indirect, the terms FTS5 holds for each story and author are exactly the terms of
+ * the document rebuilt from the tables, and no stale suggestion remains.
+ */
+import t, { type Test } from 'tap';
+import { buildTestApp, type TestContext } from '../helpers/app.js';
+import { createStory, createTag } from '../helpers/factories.js';
+import { foldedWords } from '../../src/search/text.js';
+import { foldSuggestion } from '../../src/search/suggestions.js';
+
+type Rows = { doc: number; col: string; term: string }[];
+
+/** What the FTS tables hold, read back through fts5vocab ("doc col term" triples). */
+function indexed(ctx: TestContext, table: 'stories_fts' | 'authors_fts'): string[] {
+  const client = ctx.app.db.$client;
+  client.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_terms USING fts5vocab(main, ${table}, instance)`);
+  const rows = client.prepare(`SELECT DISTINCT doc, col, term FROM temp.${table}_terms`).all() as Rows;
+  return rows.map((row) => `${row.doc} ${row.col} ${row.term}`).sort();
+}
+
+function triples(doc: number, columns: Record<string, (string | null)[]>): string[] {
+  const out = new Set<string>();
+  for (const [col, texts] of Object.entries(columns)) {
+    for (const text of texts) for (const word of foldedWords(text ?? '')) out.add(`${doc} ${col} ${word}`);
+  }
+  return [...out];
+}
+
+/** The same triples, computed from the tables as the documents should be. */
+function expected(ctx: TestContext, table: 'stories_fts' | 'authors_fts'): string[] {
+  const client = ctx.app.db.$client;
+  if (table === 'authors_fts') {
+    const authors = client.prepare('SELECT seq, id, name, notes FROM authors').all() as { seq: number; id: string; name: string; notes: string | null }[];
+    const urls = client.prepare('SELECT url FROM author_urls WHERE author_id = ?').pluck();
+    return authors.flatMap((a) => triples(a.seq, { name: [a.name], notes: [a.notes], urls: urls.all(a.id) as string[] })).sort();
+  }
+  const stories = client
+    .prepare(
+      `SELECT s.seq, s.id, s.title, s.summary, s.description, s.content_plain AS body, a.name AS author, se.name AS series
+       FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id`,
+    )
+    .all() as { seq: number; id: string; title: string; summary: string | null; description: string | null; body: string | null; author: string | null; series: string | null }[];
+  const tagNames = client.prepare('SELECT t.name FROM story_tags st JOIN tags t ON t.id = st.tag_id WHERE st.story_id = ?').pluck();
+  return stories
+    .flatMap((s) =>
+      triples(s.seq, {
+        title: [s.title],
+        names: [s.author, s.series, ...(tagNames.all(s.id) as string[])],
+        meta: [s.summary, s.description],
+        body: [s.body],
+      }),
+    )
+    .sort();
+}
+
+/** Suggestions held vs. the titles and used names in the tables. */
+function suggestionState(ctx: TestContext): { held: string[]; wanted: string[] } {
+  const client = ctx.app.db.$client;
+  const held = (client.prepare('SELECT kind, folded, weight FROM search_suggestions').all() as { kind: string; folded: string; weight: number }[])
+    .map((row) => `${row.kind} ${row.folded} ${row.weight}`)
+    .sort();
+  const wanted = [
+    ...(client.prepare('SELECT title FROM stories').pluck().all() as string[]).map((title) => `title ${foldSuggestion(title)} 1`),
+    ...(['authors:author', 'series:series', 'tags:tag'] as const).flatMap((spec) => {
+      const [table, kind] = spec.split(':') as [string, string];
+      return (client.prepare(`SELECT name, story_count AS n FROM ${table} WHERE story_count > 0`).all() as { name: string; n: number }[]).map(
+        (row) => `${kind} ${foldSuggestion(row.name)} ${row.n}`,
+      );
+    }),
+  ]
+    .filter((line) => line.split(' ')[1] !== '')
+    .sort();
+  const keysWithoutOwner = client
+    .prepare('SELECT count(*) FROM search_suggestion_keys k WHERE NOT EXISTS (SELECT 1 FROM search_suggestions s WHERE s.id = k.suggestion_id)')
+    .pluck()
+    .get() as number;
+  if (keysWithoutOwner !== 0) held.push(`${keysWithoutOwner} orphan keys`);
+  return { held, wanted };
+}
+
+function assertInStep(t: Test, ctx: TestContext, when: string): void {
+  t.same(indexed(ctx, 'stories_fts'), expected(ctx, 'stories_fts'), `story index in step ${when}`);
+  t.same(indexed(ctx, 'authors_fts'), expected(ctx, 'authors_fts'), `author index in step ${when}`);
+  const { held, wanted } = suggestionState(ctx);
+  t.same(held, wanted, `suggestions in step ${when}`);
+  t.equal(ctx.app.db.$client.prepare('SELECT count(*) FROM search_dirty').pluck().get(), 0, `nothing left queued ${when}`);
+}
+
+async function ok(t: Test, response: Promise<{ statusCode: number; body: string }>, status = 200): Promise<void> {
+  const res = await response;
+  t.equal(res.statusCode, status, res.statusCode === status ? 'request succeeded' : res.body);
+}
+
+async function hits(ctx: TestContext, query: string): Promise<string[]> {
+  const res = await ctx.get(`/api/stories/search?query=${encodeURIComponent(query)}&sortBy=title&sortDir=asc`);
+  return (res.json().results as { title: string }[]).map((hit) => hit.title);
+}
+
+t.test('every direct and indirect change keeps the index in step', async (t) => {
+  const ctx = await buildTestApp(t);
+  assertInStep(t, ctx, 'on an empty library');
+
+  const one = await createStory(ctx, {
+    title: 'First Light',
+    summary: 'Dawn over hills',
+    description: 'A quiet opening',
+    contentHtml: '<p>The kestrel circled.</p>',
+    authorName: 'Ursula Quill',
+    seriesName: 'Skyward',
+    tagNames: ['birds', 'morning', 'calm', 'sky', 'nature'],
+    rating: 4,
+  });
+  const two = await createStory(ctx, { title: 'Second Wind', contentHtml: '<p>A gale.</p>', authorName: 'Ursula Quill', tagNames: ['birds'] });
+  assertInStep(t, ctx, 'after creating stories with five tags');
+  t.same(await hits(ctx, 'quill'), ['First Light', 'Second Wind']);
+
+  const authorId = one.authorId as string;
+  await ok(t, ctx.put(`/api/authors/${authorId}`, { name: 'Ursula Feather', notes: 'Writes about birds' }));
+  assertInStep(t, ctx, 'after an author rename');
+  t.same(await hits(ctx, 'quill'), [], 'the old author name is gone from every story');
+  t.same(await hits(ctx, 'feather'), ['First Light', 'Second Wind'], 'the new author name is on every story');
+
+  await ok(t, ctx.post(`/api/authors/${authorId}/urls`, { url: 'https://example.org/feather' }));
+  assertInStep(t, ctx, 'after adding an author URL');
+  await ok(t, ctx.del(`/api/authors/${authorId}/urls`, { url: 'https://example.org/feather' }));
+  assertInStep(t, ctx, 'after removing an author URL');
+
+  const seriesId = one.seriesId as string;
+  await ok(t, ctx.put(`/api/series/${seriesId}`, { name: 'Earthbound' }));
+  assertInStep(t, ctx, 'after a series rename');
+  t.same(await hits(ctx, 'skyward'), []);
+  t.same(await hits(ctx, 'earthbound'), ['First Light']);
+
+  const tags = one.tags as { id: string; name: string }[];
+  const birds = tags.find((tag) => tag.name === 'birds') as { id: string };
+  await ok(t, ctx.put(`/api/tags/${birds.id}`, { name: 'raptors' }));
+  assertInStep(t, ctx, 'after a tag rename');
+  t.same(await hits(ctx, 'birds'), [], 'the old tag name is gone from every story (author notes are not story text)');
+  t.same(await hits(ctx, 'raptors'), ['First Light', 'Second Wind']);
+
+  const extra = await createTag(ctx, 'windy');
+  await ok(t, ctx.post(`/api/stories/${two.id}/tags/${extra.id}`));
+  assertInStep(t, ctx, 'after adding a tag to a story');
+  t.same(await hits(ctx, 'windy'), ['Second Wind']);
+  await ok(t, ctx.del(`/api/stories/${two.id}/tags/${extra.id}`));
+  assertInStep(t, ctx, 'after removing a tag from a story');
+  t.same(await hits(ctx, 'windy'), []);
+
+  const calm = tags.find((tag) => tag.name === 'calm') as { id: string };
+  await ok(t, ctx.del(`/api/tags/${calm.id}`));
+  assertInStep(t, ctx, 'after a tag delete');
+  t.same(await hits(ctx, 'calm'), []);
+
+  await ok(t, ctx.put(`/api/stories/${one.id}`, { title: 'Last Light', contentHtml: '<p>The owl landed.</p>', tagNames: ['night'] }));
+  assertInStep(t, ctx, 'after a story update');
+  t.same(await hits(ctx, 'kestrel'), []);
+  t.same(await hits(ctx, 'owl'), ['Last Light']);
+  t.same(await hits(ctx, 'morning'), [], 'replaced tags are gone');
+
+  await ok(t, ctx.put(`/api/stories/${one.id}`, { summary: null, description: null, authorId: null, seriesId: null }));
+  assertInStep(t, ctx, 'after clearing a story\'s fields and links');
+
+  await ok(t, ctx.put(`/api/stories/${one.id}`, { seriesName: 'Nocturne', authorName: 'Ursula Feather' }));
+  await ok(t, ctx.del(`/api/series/${(await ctx.get(`/api/stories/${one.id}`)).json().seriesId}`));
+  assertInStep(t, ctx, 'after a series delete');
+  t.same(await hits(ctx, 'nocturne'), []);
+
+  await ok(t, ctx.del(`/api/authors/${authorId}`));
+  assertInStep(t, ctx, 'after an author delete');
+  t.same(await hits(ctx, 'feather'), [], 'the deleted author is gone from every story');
+  t.same(await hits(ctx, 'owl'), ['Last Light'], 'the stories themselves are kept');
+
+  await ok(t, ctx.del(`/api/stories/${two.id}`));
+  assertInStep(t, ctx, 'after a story delete');
+  t.same(await hits(ctx, 'gale'), []);
+  t.same(await hits(ctx, '*'), ['Last Light']);
+});
+
+t.test('a write that fails leaves no trace in the index', async (t) => {
+  const ctx = await buildTestApp(t);
+  await createStory(ctx, { title: 'Kept', tagNames: ['one'] });
+  const before = indexed(ctx, 'stories_fts');
+  const clash = await ctx.post('/api/stories', { title: 'Rejected', authorId: '00000000-0000-4000-8000-000000000000' });
+  t.equal(clash.statusCode, 400);
+  t.same(indexed(ctx, 'stories_fts'), before);
+  assertInStep(t, ctx, 'after a rejected write');
+});
+
+t.test('reindex rebuilds everything from the tables', async (t) => {
+  const ctx = await buildTestApp(t);
+  const empty = await ctx.post('/api/search/reindex');
+  t.equal(empty.statusCode, 200);
+  t.same(empty.json(), { message: 'Search index rebuilt: 0 stories indexed', storiesCount: 0 });
+  assertInStep(t, ctx, 'after reindexing an empty library');
+
+  for (let i = 0; i < 5; i += 1) {
+    await createStory(ctx, { title: `Story ${i}`, contentHtml: `<p>body ${i} lantern</p>`, authorName: `Author ${i % 2}`, tagNames: [`tag${i}`] });
+  }
+  // Damage the index behind the app's back, as a crash of an older version might have.
+  const client = ctx.app.db.$client;
+  client.exec(`INSERT INTO stories_fts (stories_fts) VALUES ('delete-all'); DELETE FROM search_suggestion_keys WHERE key LIKE 'a%';`);
+  client.exec(`INSERT INTO stories_fts (rowid, title, names, meta, body) VALUES (999, 'ghost', '', '', 'lantern')`);
+  t.same(await hits(ctx, 'lantern'), [], 'the damaged index misses the stories');
+
+  const res = await ctx.post('/api/search/reindex');
+  t.equal(res.statusCode, 200);
+  t.equal(res.json().storiesCount, 5);
+  t.match(res.json().message, /5 stories/);
+  assertInStep(t, ctx, 'after a reindex');
+  t.same(await hits(ctx, 'lantern'), ['Story 0', 'Story 1', 'Story 2', 'Story 3', 'Story 4']);
+  t.same((await ctx.get('/api/stories/search/suggestions?query=auth')).json(), ['Author 0', 'Author 1']);
+});
+
+t.test('rows written outside a write transaction are indexed at the next start', async (t) => {
+  const first = await buildTestApp(t);
+  await createStory(first, { title: 'Through the API' });
+  first.app.db.$client
+    .prepare(`INSERT INTO stories (id, title, created_at, updated_at) VALUES ('6f0c8a3e-9c1b-4d5e-8f00-000000000001', 'Raw Insert', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`)
+    .run();
+  await first.app.close();
+  const second = await buildTestApp(t, { DATA_DIR: first.dataDir });
+  t.same(await hits(second, 'raw'), ['Raw Insert']);
+  assertInStep(t, second, 'after a restart');
+});
