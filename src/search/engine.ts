@@ -9,10 +9,9 @@
  * (an outbox row) atomically with the write.
  */
 import type { DbOrTx } from '../db/transaction.js';
-import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchSortKey } from '../schemas/search.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { StorySearchDto } from '../schemas/search.js';
 import type { SortDirection } from '../lib/pagination.js';
+import type { AuthorDto } from '../schemas/author.js';
+import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { SearchChanges } from './sync.js';
 
 export interface StorySearchRequest {

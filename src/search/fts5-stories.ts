@@ -10,6 +10,7 @@ import { nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { SearchPage, StorySearchRequest } from './engine.js';
+import { presentStoryHit, type StoryHitRow } from './present.js';
 import { parseQuery, type ParsedQuery } from './query.js';
 import { buildSnippet } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
@@ -18,26 +19,6 @@ import { sqliteClient, statementCache } from './sqlite-client.js';
 const ROW_COLUMNS = `s.seq, s.id, s.title, s.summary, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId,
   se.name AS seriesName, s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
   s.created_at AS createdAt, s.updated_at AS updatedAt`;
-
-interface PageRow {
-  seq: number;
-  id: string;
-  title: string;
-  summary: string | null;
-  authorId: string | null;
-  authorName: string | null;
-  seriesId: string | null;
-  seriesName: string | null;
-  volume: number | null;
-  rating: number | null;
-  wordCount: number;
-  coverPath: string | null;
-  sourceUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-  description?: string | null;
-  contentPlain?: string | null;
-}
 
 const fixedStatements = statementCache((client: Database.Database) => ({
   authors: client.prepare<[string], { id: string; storyCount: number }>(
@@ -48,11 +29,11 @@ const fixedStatements = statementCache((client: Database.Database) => ({
   ),
   countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
   countMatches: client.prepare<[string]>('SELECT count(*) FROM stories_fts WHERE stories_fts MATCH ?').pluck(),
-  rows: client.prepare<[string], PageRow>(
+  rows: client.prepare<[string], StoryHitRow>(
     `SELECT ${ROW_COLUMNS} FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
      WHERE s.seq IN (SELECT value FROM json_each(?))`,
   ),
-  rowsWithText: client.prepare<[string], PageRow>(
+  rowsWithText: client.prepare<[string], StoryHitRow>(
     `SELECT ${ROW_COLUMNS}, s.description, s.content_plain AS contentPlain
      FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
      WHERE s.seq IN (SELECT value FROM json_each(?))`,
@@ -175,29 +156,10 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
   for (const seq of seqs) {
     const row = bySeq.get(seq);
     if (row === undefined) continue;
-    results.push({
-      id: row.id,
-      title: row.title,
-      summary: row.summary,
-      authorId: row.authorId,
-      authorName: row.authorName,
-      seriesId: row.seriesId,
-      seriesName: row.seriesName,
-      volume: row.volume,
-      rating: row.rating,
-      wordCount: row.wordCount,
-      coverPath: row.coverPath,
-      sourceUrl: row.sourceUrl,
-      tagNames: tags.get(seq) ?? [],
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-      snippet: withText
-        ? buildSnippet(
-            { title: row.title, summary: row.summary, description: row.description ?? null, contentPlain: row.contentPlain ?? null },
-            parsed,
-          )
-        : null,
-    });
+    const snippet = withText
+      ? buildSnippet({ title: row.title, summary: row.summary, description: row.description ?? null, contentPlain: row.contentPlain ?? null }, parsed)
+      : null;
+    results.push(presentStoryHit(row, tags.get(seq) ?? [], snippet));
   }
   return results;
 }
