@@ -10,6 +10,9 @@
  * Two checks here depend on the disk or the database staying as they were until an action that
  * follows (exists -> commit a reference; unreferenced -> remove). Both run under the store's
  * per-path lock, so for one file they never interleave.
+ *
+ * A crash between a file change and its commit leaves at worst a file nothing names, never a
+ * row naming a missing file; {@link sweepUnreferencedImages} removes such files at the next start.
  */
 import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
@@ -66,9 +69,21 @@ export async function commitImageChange<T>(db: Db, store: ImageStore, change: Im
     await store.discardUpload(upload);
     throw error;
   }
+  // A row names the attached upload now: it no longer waits (and is released like any other).
+  if (attach !== undefined) await store.clearUnattached(attach.path);
   const kept = new Set([upload, attach?.path]);
   await releaseImages(db, store, outcome.released.filter((relPath) => !kept.has(relPath ?? undefined)));
   return outcome.result;
+}
+
+/**
+ * The startup sweep (before the first request): images that no story or author names and that
+ * do not wait to be attached go to the trash; see `ImageStore.sweepUnreferenced`. They are what
+ * a crash between a file change and its commit leaves behind.
+ */
+export async function sweepUnreferencedImages(db: Db, store: ImageStore, log: { warn(details: object, message: string): void }): Promise<void> {
+  const trashed = await store.sweepUnreferenced((relPath) => countImageReferences(db, relPath) > 0);
+  if (trashed.length > 0) log.warn({ images: trashed }, 'moved images that nothing names to the trash (left by an interrupted change)');
 }
 
 /**

@@ -27,11 +27,18 @@ const UPLOADED: Record<ImageKind, string> = { covers: 'Cover uploaded successful
 /**
  * `POST /api/files/upload/cover|avatar`: stores the `file` part under `kind` and answers
  * `{message, path, url}`. Attaching it to a story or author is a separate call (decisions.md,
- * beyond: `coverPath` / `avatarImagePath`).
+ * beyond: `coverPath` / `avatarImagePath`); until then it is marked as waiting, so the startup
+ * sweep of unreferenced images keeps it.
  */
 export async function uploadImage(request: FastifyRequest, store: ImageStore, kind: ImageKind): Promise<UploadResponse> {
   const { image } = await receiveUpload(request, store, { kind, fileField: 'file', required: true });
   const path = image as string;
+  try {
+    await store.markUnattached(path);
+  } catch (error) {
+    await store.discardUpload(path);
+    throw error;
+  }
   return { message: UPLOADED[kind], path, url: imageUrl(path) };
 }
 

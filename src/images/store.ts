@@ -15,6 +15,13 @@
  * after {@link TRASH_RETENTION_MS}. Neither `.incoming/` nor `.trash/` is ever served: the path
  * guard admits only `covers/` and `avatars/`.
  *
+ * An image lives in `covers/` or `avatars/` only while a row names it, or while it waits to be
+ * attached: an upload through `/api/files/upload/*` is recorded by an empty marker
+ * `.unattached/<kind>/<name>` until a `coverPath` / `avatarImagePath` names it. A crash between
+ * storing a file and committing the row that names it, or between a commit and moving the
+ * replaced file to the trash, leaves a file that is neither; {@link ImageStore.sweepUnreferenced}
+ * moves those to the trash at startup.
+ *
  * Every user-supplied path goes through two guards: the text guard (image-path.ts) and, here,
  * the disk guard: the name must resolve (symlinks followed) to a file inside `covers/` or
  * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
@@ -41,6 +48,14 @@ export const INCOMING_DIR = '.incoming';
  * folder. src/backup/snapshot.ts looks there under the same name (a unit test holds them equal).
  */
 export const TRASH_DIR = '.trash';
+
+/**
+ * The folder of markers for uploads waiting to be attached (`.unattached/<kind>/<name>`), and
+ * the file that says the markers are complete (written by the first sweep, see
+ * {@link ImageStore.sweepUnreferenced}).
+ */
+export const UNATTACHED_DIR = '.unattached';
+const MARKERS_COMPLETE = '.complete';
 
 /** Temp files older than this are leftovers of a crash and are swept at startup. */
 const STALE_UPLOAD_MS = 60 * 60 * 1000;
@@ -102,7 +117,7 @@ export class ImageStore {
   ) {}
 
   /**
-   * Creates `covers/`, `avatars/`, `.incoming/` and `.trash/<kind>/` if needed, refuses to start
+   * Creates `covers/`, `avatars/`, `.incoming/`, `.trash/<kind>/` and `.unattached/<kind>/` if needed, refuses to start
    * when any of them is not a real directory (a symlink there would let writes or removals leave
    * the folder), sweeps temp files a crash left behind and purges expired trash.
    */
@@ -110,7 +125,8 @@ export class ImageStore {
     await fsp.mkdir(imagesDir, { recursive: true });
     const root = await fsp.realpath(imagesDir);
     const trashFolders = IMAGE_KINDS.map((kind) => path.join(TRASH_DIR, kind));
-    for (const folder of [...IMAGE_KINDS, INCOMING_DIR, TRASH_DIR, ...trashFolders]) {
+    const markerFolders = IMAGE_KINDS.map((kind) => path.join(UNATTACHED_DIR, kind));
+    for (const folder of [...IMAGE_KINDS, INCOMING_DIR, TRASH_DIR, ...trashFolders, UNATTACHED_DIR, ...markerFolders]) {
       const dir = path.join(root, folder);
       await fsp.mkdir(dir, { recursive: true });
       const stat = await fsp.lstat(dir);
@@ -263,7 +279,72 @@ export class ImageStore {
     }
     const now = new Date();
     await fsp.lutimes(trashed, now, now).catch((error: unknown) => this.log.warn({ err: error, trashed }, 'could not stamp a trashed image'));
+    await this.clearUnattached(image.relPath);
     return true;
+  }
+
+  /**
+   * Records that the stored image `relPath` waits to be attached (an upload through
+   * `/api/files/upload/*`), so the startup sweep keeps it though no row names it yet.
+   */
+  async markUnattached(relPath: string): Promise<void> {
+    const image = parseImagePath(relPath);
+    await fsp.writeFile(this.markerPath(image), '', { flag: 'w' });
+  }
+
+  /** Forgets the marker of {@link markUnattached} (attached, or removed). Never throws; logs. */
+  async clearUnattached(relPath: string): Promise<void> {
+    try {
+      await fsp.rm(this.markerPath(parseImagePath(relPath)), { force: true });
+    } catch (error) {
+      this.log.warn({ err: error, relPath }, 'could not clear an unattached-upload marker');
+    }
+  }
+
+  /**
+   * Run once at startup, before any request: moves to the trash every entry of `covers/` and
+   * `avatars/` that no row names (`isReferenced`) and that no marker says waits to be attached:
+   * leftovers of a crash between storing an upload and committing its row, or between a commit
+   * and the removal of the file it replaced. Markers whose image is gone or named by a row are
+   * dropped. The first sweep of a data folder that has no complete set of markers yet (one
+   * written before markers existed) adopts every unreferenced image as waiting instead of
+   * removing it. Returns the trashed paths.
+   */
+  async sweepUnreferenced(isReferenced: (relPath: string) => boolean): Promise<string[]> {
+    const complete = path.join(this.root, UNATTACHED_DIR, MARKERS_COMPLETE);
+    const adopting = !(await exists(complete));
+    const trashed: string[] = [];
+    for (const kind of IMAGE_KINDS) {
+      const waiting = new Set<string>();
+      for (const name of await fsp.readdir(path.join(this.root, UNATTACHED_DIR, kind))) {
+        const relPath = `${kind}/${name}`;
+        if (!(await exists(path.join(this.root, kind, name), true)) || isReferenced(relPath)) await this.clearUnattached(relPath);
+        else waiting.add(name);
+      }
+      for (const name of await fsp.readdir(path.join(this.root, kind))) {
+        const relPath = `${kind}/${name}`;
+        try {
+          if (waiting.has(name) || (await fsp.lstat(path.join(this.root, kind, name))).isDirectory() || isReferenced(relPath)) continue;
+          if (adopting) {
+            await fsp.writeFile(path.join(this.root, UNATTACHED_DIR, kind, name), '');
+            continue;
+          }
+          const target = path.join(this.root, TRASH_DIR, kind, name);
+          await fsp.rename(path.join(this.root, kind, name), target);
+          const now = new Date();
+          await fsp.lutimes(target, now, now).catch(() => undefined);
+          trashed.push(relPath);
+        } catch (error) {
+          this.log.warn({ err: error, relPath }, 'could not sweep an unreferenced image');
+        }
+      }
+    }
+    if (adopting) await fsp.writeFile(complete, '');
+    return trashed;
+  }
+
+  private markerPath(image: ImagePath): string {
+    return path.join(this.root, UNATTACHED_DIR, image.kind, image.name);
   }
 
   /**
@@ -381,6 +462,17 @@ export class ImageStore {
 
 function leavesImages(field: string) {
   return invalidField(field, 'must stay inside the images folder');
+}
+
+/** Whether a directory entry exists (`asLink`: a link counts as itself, dangling or not). */
+async function exists(file: string, asLink = false): Promise<boolean> {
+  try {
+    await (asLink ? fsp.lstat(file) : fsp.stat(file));
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
 }
 
 function isMissing(error: unknown): boolean {

@@ -144,13 +144,14 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
- * Every file under `DATA_DIR/images` except the trash, relative to it, sorted: a snapshot of
- * the live folders (`covers/`, `avatars/`, and `.incoming/`, which must be empty between
- * requests). A removed image leaves this list; it may sit in {@link trashedImages} for a while.
+ * Every file under `DATA_DIR/images` except the trash and the unattached-upload markers,
+ * relative to it, sorted: a snapshot of the live folders (`covers/`, `avatars/`, and
+ * `.incoming/`, which must be empty between requests). A removed image leaves this list; it may
+ * sit in {@link trashedImages} for a while.
  */
 export function imageFolderFiles(dataDir: string): string[] {
   const root = path.join(dataDir, 'images');
-  return filesUnder(root).filter((entry) => entry.split(path.sep)[0] !== '.trash');
+  return filesUnder(root).filter((entry) => !['.trash', '.unattached'].includes(entry.split(path.sep)[0] as string));
 }
 
 /** The removed images waiting in `DATA_DIR/images/.trash`, as `covers/<name>` / `avatars/<name>`. */
