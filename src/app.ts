@@ -7,6 +7,7 @@ import { validatorCompiler } from './validation.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
+import { searchPlugin } from './plugins/search.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { apiRoutes, healthRoutes } from './routes.js';
 
@@ -71,7 +72,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(fastifyHelmet, SECURITY_HEADERS);
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
-  await app.register((await import('./plugins/search.js')).searchPlugin);
+  await app.register(searchPlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(authPlugin, config);
   await app.register(apiDocsPlugin);
