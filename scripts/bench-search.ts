@@ -1,0 +1,386 @@
+/**
+ * Search benchmark (issue 4, item 7; targets of issue 8). Seeds a synthetic library straight
+ * into a temp SQLite database through the real migrations and the real index sync, then times
+ * story searches through the embedded engine and over HTTP (`app.inject`), next to the same FTS5
+ * MATCH run directly against SQLite in the same process (the floor).
+ *
+ *   npm run bench:search                       # 100,000 stories
+ *   npx tsx scripts/bench-search.ts 20000      # or BENCH_STORIES=20000
+ *   BENCH_DATA_DIR=/tmp/bench npx tsx scripts/bench-search.ts   # keep (and reuse) the library
+ *
+ * Bodies: 300 to 8,000 words (log-normal, median ~1,500) drawn from a 50,000-word
+ * Zipf-distributed vocabulary (s = 1.07), in paragraphs of HTML plus their plain text, like
+ * the rows the stories service writes.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
+import { writeTransaction } from '../src/db/transaction.js';
+import { buildMatchQuery } from '../src/search/query.js';
+import type { SearchEngine, StorySearchRequest } from '../src/search/engine.js';
+
+const STORIES = Number(process.argv[2] ?? process.env.BENCH_STORIES ?? 100_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const WARMUP = 10;
+const BATCH = 2000;
+const VOCABULARY = 50_000;
+const ZIPF_S = 1.07;
+const AUTHORS = Math.max(10, Math.round(STORIES / 20));
+const SERIES = Math.max(5, Math.round(STORIES / 40));
+const TAGS = 300;
+
+/** A small seeded PRNG (mulberry32), so every run builds the same library. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = prng(20261121);
+const randomInt = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+function gaussian(): number {
+  const u = 1 - random();
+  const v = random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+/** Pronounceable, distinct words; a few carry diacritics, like real text. */
+function makeVocabulary(size: number): string[] {
+  const onsets = ['b', 'c', 'd', 'f', 'g', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z', 'br', 'ch', 'st', 'th', 'tr', 'gl', 'pl', 'sh'];
+  const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'ou', 'é', 'ö'];
+  const codas = ['', '', '', 'n', 'r', 's', 't', 'l', 'm', 'nd', 'st', 'ck'];
+  const seen = new Set<string>();
+  const words: string[] = [];
+  while (words.length < size) {
+    const syllables = words.length < 200 ? randomInt(1, 2) : randomInt(2, 4);
+    let word = '';
+    for (let i = 0; i < syllables; i += 1) {
+      word += onsets[randomInt(0, onsets.length - 1)]! + vowels[randomInt(0, vowels.length - 1)]! + codas[randomInt(0, codas.length - 1)]!;
+    }
+    if (!seen.has(word)) {
+      seen.add(word);
+      words.push(word);
+    }
+  }
+  return words;
+}
+
+/** Vose's alias table over Zipf weights: O(1) per sampled word. */
+function zipfSampler(size: number, s: number): () => number {
+  const weights = new Float64Array(size);
+  let total = 0;
+  for (let rank = 0; rank < size; rank += 1) {
+    weights[rank] = 1 / Math.pow(rank + 1, s);
+    total += weights[rank]!;
+  }
+  const probability = new Float64Array(size);
+  const alias = new Int32Array(size);
+  const scaled = Array.from(weights, (weight) => (weight * size) / total);
+  const small: number[] = [];
+  const large: number[] = [];
+  scaled.forEach((value, index) => (value < 1 ? small : large).push(index));
+  while (small.length > 0 && large.length > 0) {
+    const less = small.pop()!;
+    const more = large.pop()!;
+    probability[less] = scaled[less]!;
+    alias[less] = more;
+    scaled[more] = scaled[more]! + scaled[less]! - 1;
+    (scaled[more]! < 1 ? small : large).push(more);
+  }
+  for (const index of [...small, ...large]) probability[index] = 1;
+  return () => {
+    const column = Math.floor(random() * size);
+    return random() < probability[column]! ? column : alias[column]!;
+  };
+}
+
+const vocabulary = makeVocabulary(VOCABULARY);
+const sampleRank = zipfSampler(VOCABULARY, ZIPF_S);
+const word = () => vocabulary[sampleRank()]!;
+const words = (count: number) => Array.from({ length: count }, word).join(' ');
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const zipfPick = (count: number) => {
+  const pick = zipfSampler(count, 1);
+  return pick;
+};
+
+function bodyWordCount(): number {
+  const value = Math.round(Math.exp(Math.log(1500) + 0.6 * gaussian()));
+  return Math.min(8000, Math.max(300, value));
+}
+
+function makeBody(count: number): { html: string; plain: string } {
+  const paragraphs: string[] = [];
+  let left = count;
+  while (left > 0) {
+    const size = Math.min(left, randomInt(40, 120));
+    paragraphs.push(`${capitalized(words(size))}.`);
+    left -= size;
+  }
+  return { html: paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n'), plain: paragraphs.join('\n') };
+}
+
+/** Seeds `count` stories (plus authors, series, tags) through the migrations and the sync code. */
+function seed(db: Db, count: number): void {
+  const client = db.$client;
+  client.pragma('synchronous = OFF');
+  client.pragma('cache_size = -262144');
+  const start = performance.now();
+  const now = Date.parse('2026-11-21T10:00:00.000Z');
+
+  const authorIds: string[] = [];
+  const seriesIds: string[] = [];
+  const tagIds: string[] = [];
+  writeTransaction(db, () => {
+    const insertAuthor = client.prepare('INSERT INTO authors (id, name, name_key, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertUrl = client.prepare('INSERT INTO author_urls (author_id, position, url) VALUES (?, ?, ?)');
+    for (let i = 0; i < AUTHORS; i += 1) {
+      const id = randomUUID();
+      const name = `${capitalized(word())} ${capitalized(vocabulary[randomInt(100, 20000)]!)} ${i}`;
+      const at = new Date(now - randomInt(0, 5 * 365) * 86_400_000).toISOString();
+      insertAuthor.run(id, name, name.toLowerCase(), random() < 0.5 ? capitalized(words(randomInt(5, 40))) : null, at, at);
+      if (random() < 0.3) insertUrl.run(id, 0, `https://example.org/${vocabulary[randomInt(0, 5000)]}/${i}`);
+      authorIds.push(id);
+    }
+    const insertSeries = client.prepare('INSERT INTO series (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
+    for (let i = 0; i < SERIES; i += 1) {
+      const id = randomUUID();
+      const name = `${capitalized(words(randomInt(1, 3)))} saga ${i}`;
+      const at = new Date(now - randomInt(0, 5 * 365) * 86_400_000).toISOString();
+      insertSeries.run(id, name, name.toLowerCase(), at, at);
+      seriesIds.push(id);
+    }
+    const insertTag = client.prepare('INSERT INTO tags (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)');
+    for (let i = 0; i < TAGS; i += 1) {
+      const id = randomUUID();
+      const at = new Date(now - randomInt(0, 5 * 365) * 86_400_000).toISOString();
+      insertTag.run(id, i < 20 ? `genre-${i}` : `${vocabulary[randomInt(0, 3000)]}-${i}`, at, at);
+      tagIds.push(id);
+    }
+  });
+
+  const pickAuthor = zipfPick(authorIds.length);
+  const pickTag = zipfPick(tagIds.length);
+  const insertStory = client.prepare(
+    `INSERT INTO stories (id, title, summary, description, content_html, content_plain, source_url, word_count, rating, volume, author_id, series_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertLink = client.prepare('INSERT OR IGNORE INTO story_tags (story_id, tag_id) VALUES (?, ?)');
+  for (let done = 0; done < count; ) {
+    const size = Math.min(BATCH, count - done);
+    writeTransaction(db, () => {
+      for (let i = 0; i < size; i += 1) {
+        const n = done + i;
+        const id = randomUUID();
+        const bodyWords = bodyWordCount();
+        const body = makeBody(bodyWords);
+        const inSeries = random() < 0.4;
+        const at = new Date(now - (count - n) * 1_500_000 - randomInt(0, 1_000_000)).toISOString();
+        insertStory.run(
+          id,
+          capitalized(words(randomInt(2, 6))),
+          `${capitalized(words(randomInt(15, 60)))}.`,
+          random() < 0.5 ? `${capitalized(words(randomInt(10, 80)))}.` : null,
+          body.html,
+          body.plain,
+          `https://stories.example.net/${n}`,
+          bodyWords,
+          random() < 0.7 ? randomInt(1, 5) : null,
+          inSeries ? randomInt(0, 12) : null,
+          random() < 0.95 ? authorIds[pickAuthor()]! : null,
+          inSeries ? seriesIds[randomInt(0, seriesIds.length - 1)]! : null,
+          at,
+          at,
+        );
+        const tagCount = randomInt(1, 6);
+        for (let t = 0; t < tagCount; t += 1) insertLink.run(id, tagIds[pickTag()]!);
+      }
+    });
+    done += size;
+    if (done % 10_000 === 0 || done === count) {
+      const seconds = (performance.now() - start) / 1000;
+      console.log(`  seeded ${done.toLocaleString('en')} stories in ${seconds.toFixed(0)} s`);
+    }
+  }
+  client.pragma('synchronous = NORMAL');
+}
+
+interface Timing {
+  median: number;
+  p99: number;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+async function time(run: () => unknown | Promise<unknown>): Promise<Timing> {
+  for (let i = 0; i < WARMUP; i += 1) await run();
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const start = performance.now();
+    await run();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return { median: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
+}
+
+/** The word whose document count is closest to `target`, among vocabulary ranks in [from, to). */
+function termWithDocs(db: Db, target: number, from: number, to: number, minLength = 4): { term: string; docs: number } {
+  const count = db.$client.prepare('SELECT count(*) FROM stories_fts WHERE stories_fts MATCH ?').pluck();
+  let best = { term: '', docs: -1 };
+  for (let rank = from; rank < to; rank += Math.max(1, Math.floor((to - from) / 60))) {
+    const term = vocabulary[rank]!;
+    if ([...term].length < minLength) continue;
+    const docs = Number(count.get(`"${term}"`));
+    if (best.docs < 0 || Math.abs(docs - target) < Math.abs(best.docs - target)) best = { term, docs };
+  }
+  return best;
+}
+
+const fmt = (ms: number) => ms.toFixed(ms < 10 ? 2 : 1);
+const pair = (timing: Timing | undefined) => (timing === undefined ? 'n/a' : `${fmt(timing.median)} / ${fmt(timing.p99)}`);
+
+interface Case {
+  label: string;
+  request: StorySearchRequest;
+}
+
+function searchUrl(request: StorySearchRequest): string {
+  const params = new URLSearchParams({ query: request.query });
+  for (const tag of request.tags ?? []) params.append('tags', tag);
+  for (const author of request.authors ?? []) params.append('authors', author);
+  if (request.minRating !== undefined) params.set('minRating', String(request.minRating));
+  if (request.sortBy !== undefined) params.set('sortBy', request.sortBy);
+  return `/api/stories/search?${params.toString()}`;
+}
+
+function sizes(db: Db): string {
+  const rows = db.$client
+    .prepare(
+      `SELECT CASE WHEN name LIKE 'stories_fts%' THEN 'stories_fts (FTS5, all shadow tables)'
+                   WHEN name LIKE 'authors_fts%' THEN 'authors_fts'
+                   WHEN name LIKE 'search_suggestion%' THEN 'suggestions (2 tables + index)'
+                   WHEN name = 'stories_search_attrs_idx' THEN 'stories_search_attrs_idx'
+                   WHEN name = 'stories' THEN 'stories (rows)' ELSE 'everything else' END AS part,
+              sum(pgsize) AS bytes
+       FROM dbstat GROUP BY part ORDER BY bytes DESC`,
+    )
+    .all() as { part: string; bytes: number }[];
+  return rows.map((row) => `| ${row.part} | ${(row.bytes / 1024 / 1024).toFixed(0)} MiB |`).join('\n');
+}
+
+async function main(): Promise<void> {
+  const keep = process.env.BENCH_DATA_DIR;
+  const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'storyshelf-bench-'));
+  const file = path.join(dataDir, DATABASE_FILE_NAME);
+  const fresh = !fs.existsSync(file);
+  console.log(`Search benchmark: ${STORIES.toLocaleString('en')} stories in ${file}${fresh ? '' : ' (reused)'}`);
+
+  let seedLine = 'reused an existing library';
+  if (fresh) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const db = openDatabase(file);
+    applyMigrations(db);
+    const started = performance.now();
+    seed(db, STORIES);
+    const seconds = (performance.now() - started) / 1000;
+    seedLine = `seeded in ${seconds.toFixed(0)} s (${((seconds * 1000) / STORIES).toFixed(2)} ms per story, in transactions of ${BATCH}, index sync included)`;
+    closeDatabase(db);
+  }
+  const sizeMb = fs.statSync(file).size / 1024 / 1024;
+
+  const app = await buildApp(loadConfig({ DATA_DIR: dataDir, APP_PASSWORD: 'bench-password', LOG_LEVEL: 'warn' }), { logger: false });
+  try {
+    const db = app.db;
+    db.$client.pragma('cache_size = -262144');
+    const stories = Number(db.$client.prepare('SELECT count(*) FROM stories').pluck().get());
+    const engine: SearchEngine = app.searchEngine;
+    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { password: 'bench-password' } });
+    const token = (login.json() as { token: string }).token;
+
+    const top = termWithDocs(db, stories, 0, 5, 1);
+    const common = termWithDocs(db, stories * 0.6, 5, 120);
+    const mid = termWithDocs(db, stories * 0.02, 300, 3000);
+    const rare = termWithDocs(db, 25, 15000, 45000);
+    const tag = String(db.$client.prepare('SELECT name FROM tags ORDER BY story_count DESC LIMIT 1 OFFSET 2').pluck().get());
+    const tagStories = Number(db.$client.prepare('SELECT story_count FROM tags WHERE name = ?').pluck().get(tag));
+    const author = String(db.$client.prepare('SELECT name FROM authors ORDER BY story_count DESC LIMIT 1 OFFSET 50').pluck().get());
+    const prefix3 = mid.term.slice(0, 3);
+
+    const cases: Case[] = [
+      { label: `common word "${common.term}" (in ${common.docs.toLocaleString('en')} stories)`, request: { query: common.term } },
+      { label: `mid word "${mid.term}" (in ${mid.docs.toLocaleString('en')} stories)`, request: { query: mid.term } },
+      { label: `rare word "${rare.term}" (in ${rare.docs.toLocaleString('en')} stories)`, request: { query: rare.term } },
+      { label: `filtered: mid word + tag "${tag}" (${tagStories.toLocaleString('en')} stories) + minRating 3`, request: { query: mid.term, tags: [tag], minRating: 3 } },
+      { label: `filtered: common word + tag + minRating 3`, request: { query: common.term, tags: [tag], minRating: 3 } },
+      { label: `filtered: common word + author "${author}"`, request: { query: common.term, authors: [author] } },
+      { label: `two words "${mid.term} ${common.term}"`, request: { query: `${mid.term} ${common.term}` } },
+      { label: `mid word, sortBy createdAt`, request: { query: mid.term, sortBy: 'createdAt' } },
+      { label: `common word, sortBy title`, request: { query: common.term, sortBy: 'title' } },
+      { label: `3-letter prefix "${prefix3}"`, request: { query: prefix3 } },
+      { label: `worst case: the most frequent word "${top.term}" (in ${top.docs.toLocaleString('en')} stories)`, request: { query: top.term } },
+      { label: `"*", newest first`, request: { query: '*' } },
+      { label: `"*" + tag + minRating 3`, request: { query: '*', tags: [tag], minRating: 3 } },
+    ];
+
+    // The floor: the ranking query of the engine's first phase, alone, with nothing around it.
+    const floorStatement = db.$client.prepare('SELECT rowid FROM stories_fts WHERE stories_fts MATCH ? ORDER BY rank, rowid LIMIT 20');
+    const rows: string[] = [];
+    for (const { label, request } of cases) {
+      const full: StorySearchRequest = { page: 0, size: 20, ...request };
+      const result = await engine.searchStories(full);
+      const engineTiming = await time(() => engine.searchStories(full));
+      const httpTiming = await time(() => app.inject({ method: 'GET', url: searchUrl(request), cookies: { token } }));
+      const match = buildMatchQuery(request.query);
+      const floorTiming = match === null ? undefined : await time(() => floorStatement.all(match));
+      rows.push(`| ${label} | ${result.totalHits.toLocaleString('en')} | ${pair(engineTiming)} | ${pair(httpTiming)} | ${pair(floorTiming)} |`);
+      console.log(rows[rows.length - 1]);
+    }
+
+    const suggestions: string[] = [];
+    for (const text of [common.term.slice(0, 1), common.term.slice(0, 2), mid.term.slice(0, 4), `${mid.term.slice(0, 3)} ${common.term.slice(0, 2)}`]) {
+      const timing = await time(() => engine.suggest(text, 5));
+      suggestions.push(`| suggestions "${text}" (limit 5) | ${(await engine.suggest(text, 5)).length} | ${pair(timing)} |`);
+      console.log(suggestions[suggestions.length - 1]);
+    }
+
+    let reindexLine = 'not measured (BENCH_REINDEX=1 to measure)';
+    if (process.env.BENCH_REINDEX === '1') {
+      const started = performance.now();
+      const { storiesCount } = await engine.reindex();
+      reindexLine = `${((performance.now() - started) / 1000).toFixed(0)} s for ${storiesCount.toLocaleString('en')} stories`;
+    }
+
+    console.log('');
+    console.log(`Stories: ${stories.toLocaleString('en')}; database ${sizeMb.toFixed(0)} MiB; ${seedLine}; reindex: ${reindexLine}.`);
+    console.log(`${RUNS} timed runs per query after ${WARMUP} warm-up runs; node ${process.version}; ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}.`);
+    console.log('');
+    console.log('| query (page 0, size 20) | hits | engine median / p99 ms | HTTP median / p99 ms | FTS5 floor median / p99 ms |');
+    console.log('|---|---|---|---|---|');
+    for (const row of rows) console.log(row);
+    console.log('');
+    console.log('| suggestions | results | median / p99 ms |');
+    console.log('|---|---|---|');
+    for (const row of suggestions) console.log(row);
+    console.log('');
+    console.log('| part of the database | size |');
+    console.log('|---|---|');
+    console.log(sizes(db));
+  } finally {
+    await app.close();
+    if (keep === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
