@@ -1,3 +1,4 @@
+import { invalidField } from '../errors.js';
 import type { PageOf } from '../schemas/common.js';
 
 export type SortDirection = 'asc' | 'desc';
@@ -7,9 +8,20 @@ export interface PageRequest {
   size: number;
 }
 
+/**
+ * `page * size`, the offset of a page (decisions.md). A page so far out that the offset is not
+ * an exact integer any more (`page=1e308` reached SQLite as a REAL OFFSET: "datatype mismatch",
+ * a 500) is out of range: 400 naming `page`, like any other bad page (never clamped).
+ */
+function offsetOf({ page, size }: PageRequest): number {
+  const offset = page * size;
+  if (!Number.isSafeInteger(offset)) throw invalidField('page', `must be at most ${Math.floor(Number.MAX_SAFE_INTEGER / size)}`);
+  return offset;
+}
+
 /** The row window of a page: `offset = page * size` (decisions.md). */
-export function pageWindow({ page, size }: PageRequest): { limit: number; offset: number } {
-  return { limit: size, offset: page * size };
+export function pageWindow(request: PageRequest): { limit: number; offset: number } {
+  return { limit: request.size, offset: offsetOf(request) };
 }
 
 /** `asc`/`desc` in any letter case, or the list's default when absent. */
@@ -27,7 +39,7 @@ export function toPage<T>(content: T[], totalElements: number, { page, size }: P
   const sort = { sorted: true, unsorted: false };
   return {
     content,
-    pageable: { sort, pageNumber: page, pageSize: size, offset: page * size, paged: true, unpaged: false },
+    pageable: { sort, pageNumber: page, pageSize: size, offset: offsetOf({ page, size }), paged: true, unpaged: false },
     totalElements,
     totalPages,
     last: page >= totalPages - 1,
