@@ -153,6 +153,36 @@ export const revokedTokens = sqliteTable(
   (t) => [index('revoked_tokens_expires_idx').on(t.expiresAt)],
 );
 
+/**
+ * The Typesense outbox (decisions.md, "Search"; docs/typesense.md): one row per story or author
+ * whose search document changed and is not yet confirmed by Typesense. Written only when
+ * Typesense is configured, in the same transaction as the change (src/search/outbox.ts); a row
+ * names the entity, never a snapshot of it, because the worker reads the current row when it
+ * delivers. `version` grows each time the entity changes again, so a delivery only removes the
+ * row it actually carried. Times are epoch milliseconds (they are compared and added to, never
+ * shown).
+ */
+export const searchOutbox = sqliteTable(
+  'search_outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    kind: text('kind', { enum: ['story', 'author'] }).notNull(),
+    entityId: text('entity_id').notNull(),
+    version: integer('version').notNull().default(1),
+    /** When the oldest undelivered change of this entity was made. */
+    enqueuedAt: integer('enqueued_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    uniqueIndex('search_outbox_entity_unique').on(t.kind, t.entityId),
+    index('search_outbox_next_attempt_idx').on(t.nextAttemptAt),
+    index('search_outbox_lag_idx').on(t.attempts, t.enqueuedAt),
+    check('search_outbox_kind', sql`${t.kind} IN ('story', 'author')`),
+  ],
+);
+
 export type AuthorRow = typeof authors.$inferSelect;
 export type SeriesRow = typeof series.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
