@@ -2,7 +2,9 @@ import fp from 'fastify-plugin';
 import { writeTransaction } from '../db/transaction.js';
 import type { SearchEngine } from '../search/engine.js';
 import { EmbeddedSearchEngine } from '../search/fts5.js';
+import { installOutboxTriggers } from '../search/outbox.js';
 import { onSearchChanges } from '../search/sync.js';
+import { TypesenseSearchEngine } from '../search/typesense-engine.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,19 +16,33 @@ declare module 'fastify' {
   }
 }
 
+/** decisions.md, "Running the service": on shutdown, flush the search outbox if it can within 5 s. */
+export const SHUTDOWN_FLUSH_MS = 5000;
+
 /**
- * The search engine (decisions.md, "Search"): the embedded SQLite FTS5 engine, always on. At
- * startup it indexes whatever changed outside a write transaction (rows that were in the
- * library before the search migration, or written by a script), so the index starts in step
- * with the tables; then it subscribes the engine to every later sync.
+ * The search engine (decisions.md, "Search"): the embedded SQLite FTS5 engine, always on, and
+ * with TYPESENSE_URL set, Typesense in front of it (src/search/typesense-engine.ts), fed by the
+ * outbox. The engine subscribes to every sync first; then whatever changed outside a write
+ * transaction (rows that were in the library before the search migration, or written by a
+ * script) is indexed, so the index, and with Typesense the outbox, start in step with the
+ * tables. Typesense itself is contacted in the background: the app never waits for it.
  */
 export const searchPlugin = fp(
   async (app) => {
-    const engine: SearchEngine = new EmbeddedSearchEngine(app.db, app.log);
-    writeTransaction(app.db, () => undefined);
+    const embedded = new EmbeddedSearchEngine(app.db, app.log);
+    let engine: SearchEngine = embedded;
+    let typesense: TypesenseSearchEngine | undefined;
+    if (app.config.typesense !== undefined) {
+      installOutboxTriggers(app.db);
+      typesense = new TypesenseSearchEngine(app.db, embedded, app.config.typesense, app.log.child({ engine: 'typesense' }));
+      engine = typesense;
+    }
     const unsubscribe = onSearchChanges(app.db, (tx, changes) => engine.documentsChanged(tx, changes));
+    writeTransaction(app.db, () => undefined);
     app.decorate('searchEngine', engine);
+    typesense?.start();
     app.addHook('onClose', async () => {
+      await engine.flush?.(SHUTDOWN_FLUSH_MS);
       unsubscribe();
       await engine.close();
     });

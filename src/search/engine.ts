@@ -38,6 +38,12 @@ export interface AuthorSearchRequest {
   sortDir?: SortDirection;
 }
 
+/** What a reindex did: the stories indexed and, for a second engine, a word on how it went. */
+export interface ReindexOutcome {
+  storiesCount: number;
+  detail?: string;
+}
+
 /** SearchResultDto without the echo fields the route adds (spec 2.7). */
 export interface SearchPage<T> {
   results: T[];
@@ -54,7 +60,7 @@ export interface SearchEngine {
   suggest(text: string, limit: number): Promise<string[]>;
   searchAuthors(request: AuthorSearchRequest): Promise<SearchPage<AuthorDto>>;
   /** Rebuilds the index from the tables; resolves to the number of stories indexed. */
-  reindex(): Promise<{ storiesCount: number }>;
+  reindex(): Promise<ReindexOutcome>;
   health(): Promise<SearchHealth>;
   /**
    * Called inside the write transaction that changed these documents, after the embedded
@@ -62,6 +68,11 @@ export interface SearchEngine {
    * database (queue, do not call out).
    */
   documentsChanged(tx: DbOrTx, changes: SearchChanges): void;
+  /**
+   * Delivers queued changes to a second engine if it can within `timeoutMs` (shutdown,
+   * decisions.md "Running the service"); an engine with nothing queued leaves it out.
+   */
+  flush?(timeoutMs: number): Promise<void>;
   /** Releases what the engine holds (workers, connections); the database stays open. */
   close(): Promise<void>;
 }

@@ -54,6 +54,7 @@ export async function searchAuthors(engine: SearchEngine, query: AuthorFullTextQ
 }
 
 export async function reindex(engine: SearchEngine): Promise<ReindexResult> {
-  const { storiesCount } = await engine.reindex();
-  return { message: `Search index rebuilt: ${storiesCount} ${storiesCount === 1 ? 'story' : 'stories'} indexed`, storiesCount };
+  const { storiesCount, detail } = await engine.reindex();
+  const message = `Search index rebuilt: ${storiesCount} ${storiesCount === 1 ? 'story' : 'stories'} indexed`;
+  return { message: detail === undefined ? message : `${message}. ${detail}`, storiesCount };
 }

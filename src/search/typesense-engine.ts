@@ -1,0 +1,388 @@
+/**
+ * Typesense as a second engine in front of the embedded one (decisions.md, "Search"; issue 6;
+ * docs/typesense.md). The routes see one SearchEngine; this one decides per request:
+ *
+ * - Searches, suggestions and author searches go to Typesense while it is reachable, its
+ *   collections exist and it is caught up (no change waiting longer than `maxLagMs`); otherwise,
+ *   and on any failure or timeout of a Typesense query, the embedded engine answers. The
+ *   embedded engine is always up to date (it is written in every write transaction), so falling
+ *   back never loses a change. Each change of state is logged once, not each request.
+ * - Every change is queued in the outbox in the write's own transaction ({@link documentsChanged})
+ *   and delivered by the worker (./worker.ts).
+ * - When Typesense stops answering, a probe with exponential backoff and jitter (1 s doubling to
+ *   30 s) watches `/health`; when it answers again, queued rows are made due and the worker
+ *   drains them.
+ * - Collections are created on first use; reindex rebuilds the embedded index, then builds fresh
+ *   Typesense collections and swaps the aliases (./typesense-reindex.ts).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { TypesenseConfig } from '../config.js';
+import type { Db } from '../db/open.js';
+import type { DbOrTx } from '../db/transaction.js';
+import type { AuthorDto } from '../schemas/author.js';
+import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
+import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
+import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
+import { rebuildSearchIndex, type SearchChanges } from './sync.js';
+import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './typesense-client.js';
+import {
+  authorSearchPage,
+  authorSearchPlan,
+  MATCHES_NOTHING,
+  NOT_EXPRESSIBLE,
+  storySearchPage,
+  storySearchPlan,
+  suggestionParameters,
+  suggestionsFrom,
+} from './typesense-query.js';
+import { rebuildCollections } from './typesense-reindex.js';
+import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './typesense-schema.js';
+import { highlightTags } from './typesense-snippet.js';
+import { OutboxWorker, type WorkerOptions } from './worker.js';
+
+export interface TypesenseEngineOptions {
+  /** A Typesense query slower than this is abandoned and the embedded engine answers. */
+  queryTimeoutMs?: number;
+  /** Searches stay on the embedded engine while a change has waited longer than this. */
+  maxLagMs?: number;
+  probeMinMs?: number;
+  probeMaxMs?: number;
+  gateway?: GatewayOptions;
+  worker?: WorkerOptions;
+}
+
+const DEFAULTS = { queryTimeoutMs: 2000, maxLagMs: 10_000, probeMinMs: 1000, probeMaxMs: 30_000 };
+
+export class TypesenseSearchEngine implements SearchEngine {
+  readonly kind = 'typesense' as const;
+  private readonly gateway: TypesenseGateway;
+  private readonly worker: OutboxWorker;
+  private readonly options: typeof DEFAULTS;
+  private readonly tags = highlightTags();
+  /** undefined until the first answer or failure. */
+  private reachable: boolean | undefined;
+  /** The aliases exist (checked, or created on first use). */
+  private ready = false;
+  private behind = false;
+  private preparing: Promise<void> | undefined;
+  private rebuilding: Promise<number> | undefined;
+  /** A reindex asked for while Typesense was away: run when it is back. */
+  private rebuildWanted = false;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private probeDelayMs: number;
+  private nudgeScheduled = false;
+  /** Set around the embedded rebuild, whose sync reports every document as changed. */
+  private suppressOutbox = false;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly embedded: SearchEngine,
+    private readonly config: TypesenseConfig,
+    private readonly log: FastifyBaseLogger,
+    options: TypesenseEngineOptions = {},
+  ) {
+    this.options = {
+      queryTimeoutMs: options.queryTimeoutMs ?? DEFAULTS.queryTimeoutMs,
+      maxLagMs: options.maxLagMs ?? DEFAULTS.maxLagMs,
+      probeMinMs: options.probeMinMs ?? DEFAULTS.probeMinMs,
+      probeMaxMs: options.probeMaxMs ?? DEFAULTS.probeMaxMs,
+    };
+    this.probeDelayMs = this.options.probeMinMs;
+    this.gateway = new TypesenseGateway(config, log, options.gateway);
+    this.worker = new OutboxWorker(
+      db,
+      this.gateway,
+      config.collectionPrefix,
+      {
+        canDeliver: () => this.reachable === true && this.ready && !this.closed,
+        onUnavailable: (error) => this.markUnreachable(error),
+        onCollectionMissing: (error) => this.markNotReady(error),
+        onAnswered: () => this.markReachable(),
+      },
+      log,
+      options.worker,
+    );
+  }
+
+  /** Checks (or creates) the collections in the background; the app does not wait for Typesense. */
+  start(): void {
+    void this.prepare();
+  }
+
+  async searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>> {
+    if (!this.servesQueries()) return this.embedded.searchStories(request);
+    const plan = storySearchPlan(request, this.tags);
+    if (plan === NOT_EXPRESSIBLE) return this.embedded.searchStories(request);
+    if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
+    try {
+      const result = await this.gateway.search<StoryDocument>(this.alias('stories'), plan.parameters, this.options.queryTimeoutMs);
+      this.markReachable();
+      return storySearchPage(result, request, plan.parsed, this.tags);
+    } catch (error) {
+      this.queryFailed(error);
+      return this.embedded.searchStories(request);
+    }
+  }
+
+  async suggest(text: string, limit: number): Promise<string[]> {
+    const parameters = suggestionParameters(text);
+    if (parameters === undefined) return [];
+    if (!this.servesQueries()) return this.embedded.suggest(text, limit);
+    try {
+      const result = await this.gateway.search<Partial<StoryDocument>>(this.alias('stories'), parameters, this.options.queryTimeoutMs);
+      this.markReachable();
+      return suggestionsFrom(result, text, limit);
+    } catch (error) {
+      this.queryFailed(error);
+      return this.embedded.suggest(text, limit);
+    }
+  }
+
+  async searchAuthors(request: AuthorSearchRequest): Promise<SearchPage<AuthorDto>> {
+    if (!this.servesQueries()) return this.embedded.searchAuthors(request);
+    const plan = authorSearchPlan(request);
+    if (plan === NOT_EXPRESSIBLE) return this.embedded.searchAuthors(request);
+    if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
+    try {
+      const result = await this.gateway.search<AuthorDocument>(this.alias('authors'), plan.parameters, this.options.queryTimeoutMs);
+      this.markReachable();
+      return authorSearchPage(result, request);
+    } catch (error) {
+      this.queryFailed(error);
+      return this.embedded.searchAuthors(request);
+    }
+  }
+
+  /**
+   * Rebuilds the embedded index, then the Typesense collections (zero downtime: the aliases move
+   * when the new ones are full). With Typesense away, the embedded rebuild is done and the
+   * Typesense one runs as soon as it is back.
+   */
+  async reindex(): Promise<ReindexOutcome> {
+    // Synchronous, so no other write can slip in while its (pointless) outbox rows are skipped:
+    // a rebuild of the embedded index changes no story or author.
+    this.suppressOutbox = true;
+    let embeddedCount: number;
+    try {
+      embeddedCount = rebuildSearchIndex(this.db);
+    } finally {
+      this.suppressOutbox = false;
+    }
+    if (this.reachable === false) {
+      this.rebuildWanted = true;
+      return { storiesCount: embeddedCount, detail: 'Typesense is unreachable: its collections will be rebuilt when it is back' };
+    }
+    try {
+      const storiesCount = await this.rebuild();
+      return { storiesCount, detail: 'Typesense collections rebuilt' };
+    } catch (error) {
+      if (isUnavailable(error)) {
+        this.markUnreachable(error);
+        this.rebuildWanted = true;
+        return { storiesCount: embeddedCount, detail: 'Typesense is unreachable: its collections will be rebuilt when it is back' };
+      }
+      this.log.error({ error: describeError(error) }, 'Typesense collections could not be rebuilt');
+      return { storiesCount: embeddedCount, detail: `Typesense collections could not be rebuilt: ${describeError(error)}` };
+    }
+  }
+
+  /** 200 when a Typesense node answers `/health`, else 503; both carry the outbox length. */
+  async health(): Promise<SearchHealth> {
+    const pendingChanges = pendingCount(this.db);
+    const nodes = `${this.config.urls.length} node${this.config.urls.length === 1 ? '' : 's'}`;
+    try {
+      await this.gateway.health();
+      this.markReachable();
+      const serving = this.servesQueries() ? 'searches go to it' : 'searches use the embedded engine until it has caught up';
+      return { status: 'healthy', message: `Typesense (${nodes}) is available; ${serving}`, engine: this.kind, pendingChanges };
+    } catch (error) {
+      this.markUnreachable(error);
+      return {
+        status: 'unhealthy',
+        message: `Typesense (${nodes}) is not available; searches use the embedded engine and changes wait in the outbox`,
+        error: describeError(error),
+        engine: this.kind,
+        pendingChanges,
+      };
+    }
+  }
+
+  /** Queues the changed documents in the write's transaction, then nudges the worker after it commits. */
+  documentsChanged(tx: DbOrTx, changes: SearchChanges): void {
+    if (this.suppressOutbox || this.closed) return;
+    enqueueChanges(tx, changes);
+    if (this.nudgeScheduled) return;
+    this.nudgeScheduled = true;
+    // better-sqlite3 transactions are synchronous: by the time this runs the write has committed.
+    setImmediate(() => {
+      this.nudgeScheduled = false;
+      this.worker.nudge();
+    });
+  }
+
+  /** Delivers what it can within `timeoutMs` (shutdown, decisions.md); logs what stays queued. */
+  async flush(timeoutMs: number): Promise<void> {
+    if (this.closed) return;
+    const left = await this.worker.flush(timeoutMs);
+    if (left > 0) this.log.info({ pendingChanges: left }, 'search changes stay queued for Typesense until the next start');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
+    this.worker.stop();
+    this.gateway.close();
+  }
+
+  /** Resolves when the worker has nothing in flight (tests). */
+  async idle(): Promise<void> {
+    await this.preparing;
+    await this.worker.idle();
+  }
+
+  private alias(kind: 'stories' | 'authors'): string {
+    return aliasName(this.config.collectionPrefix, kind);
+  }
+
+  private servesQueries(): boolean {
+    if (this.closed || this.reachable !== true || !this.ready) return false;
+    const oldest = oldestFreshChange(this.db);
+    const lagMs = oldest === undefined ? 0 : Date.now() - oldest;
+    const behind = lagMs > this.options.maxLagMs;
+    if (behind !== this.behind) {
+      this.behind = behind;
+      if (behind) {
+        this.log.info(
+          { lagMs, pendingChanges: pendingCount(this.db) },
+          'Typesense is behind the library: searches use the embedded engine until it has caught up',
+        );
+      } else {
+        this.log.info('Typesense has caught up: searches go to it again');
+      }
+    }
+    return !behind;
+  }
+
+  private queryFailed(error: unknown): void {
+    if (isUnavailable(error)) this.markUnreachable(error);
+    else if (httpStatusOf(error) === 404) this.markNotReady(error);
+    else this.log.warn({ error: describeError(error) }, 'Typesense refused a query; the embedded engine answered it');
+  }
+
+  private markReachable(): void {
+    if (this.closed || this.reachable === true) return;
+    const wasDown = this.reachable === false;
+    this.reachable = true;
+    this.probeDelayMs = this.options.probeMinMs;
+    this.log.info(
+      { nodes: this.config.urls.length },
+      wasDown ? 'Typesense is reachable again: searches go to it and queued changes are delivered' : 'Typesense is reachable',
+    );
+    if (wasDown) retryAllNow(this.db);
+    if (!this.ready || this.rebuildWanted) void this.prepare();
+    else this.worker.nudge();
+  }
+
+  private markUnreachable(error: unknown): void {
+    if (this.closed) return;
+    if (this.reachable !== false) {
+      this.reachable = false;
+      this.log.warn(
+        { error: describeError(error), pendingChanges: pendingCount(this.db) },
+        'Typesense is unreachable: searches use the embedded engine and changes wait in the outbox',
+      );
+    }
+    this.scheduleProbe();
+  }
+
+  /** A collection is gone (dropped by hand?): rebuild from the tables. */
+  private markNotReady(error: unknown): void {
+    if (this.closed || !this.ready) return;
+    this.ready = false;
+    this.log.warn({ error: describeError(error) }, 'a Typesense collection is missing: searches use the embedded engine while it is rebuilt');
+    void this.prepare();
+  }
+
+  private scheduleProbe(): void {
+    if (this.closed || this.probeTimer !== undefined) return;
+    const delay = this.probeDelayMs / 2 + Math.random() * (this.probeDelayMs / 2);
+    this.probeDelayMs = Math.min(this.options.probeMaxMs, this.probeDelayMs * 2);
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      void this.probe();
+    }, delay);
+    this.probeTimer.unref();
+  }
+
+  private async probe(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.gateway.health();
+      this.markReachable();
+    } catch (error) {
+      this.markUnreachable(error);
+    }
+  }
+
+  /**
+   * Makes sure the aliases exist (creating and filling the collections on first use) and runs a
+   * rebuild that was asked for while Typesense was away. One at a time.
+   */
+  private prepare(): Promise<void> {
+    this.preparing ??= (async () => {
+      try {
+        if (!this.ready) {
+          const targets = await Promise.all(COLLECTION_KINDS.map((kind) => this.gateway.aliasTarget(this.alias(kind))));
+          const collections = await this.gateway.collectionNames();
+          if (targets.some((target) => target === undefined || !collections.includes(target))) {
+            this.log.info('creating the Typesense collections and importing the library');
+            await this.rebuild();
+          }
+          this.ready = true;
+        }
+        if (this.rebuildWanted) await this.rebuild();
+        this.markReachable();
+        this.worker.nudge();
+      } catch (error) {
+        if (isUnavailable(error)) this.markUnreachable(error);
+        else {
+          this.log.error({ error: describeError(error) }, 'the Typesense collections could not be prepared; retrying later');
+          this.scheduleProbeForPrepare();
+        }
+      } finally {
+        this.preparing = undefined;
+      }
+    })();
+    return this.preparing;
+  }
+
+  /** After a refusal (not an outage), prepare again later with the probe's backoff. */
+  private scheduleProbeForPrepare(): void {
+    if (this.closed || this.probeTimer !== undefined) return;
+    const delay = this.probeDelayMs;
+    this.probeDelayMs = Math.min(this.options.probeMaxMs, this.probeDelayMs * 2);
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      void this.prepare();
+    }, delay);
+    this.probeTimer.unref();
+  }
+
+  /** One rebuild at a time; the worker holds its deliveries meanwhile. */
+  private rebuild(): Promise<number> {
+    this.rebuilding ??= (async () => {
+      this.rebuildWanted = false;
+      await this.worker.pause();
+      try {
+        const storiesCount = await rebuildCollections(this.db, this.gateway, this.config.collectionPrefix, this.log);
+        this.ready = true;
+        return storiesCount;
+      } finally {
+        this.worker.resume();
+        this.rebuilding = undefined;
+      }
+    })();
+    return this.rebuilding;
+  }
+}

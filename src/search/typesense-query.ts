@@ -1,0 +1,248 @@
+/**
+ * The search contract of decisions.md ("Search") in Typesense's terms, so both engines answer
+ * the same request the same way:
+ *
+ * - the text goes through the embedded engine's parser (./query.ts): its folded words are the
+ *   query, operators are never passed on, the last word is a prefix only from 3 characters;
+ *   typo tolerance and token dropping are off, so every word must match, as in FTS5;
+ * - `authors` (any) and `tags` (all) are exact, case-insensitive `filter_by` clauses on the name
+ *   keys; `minRating`/`maxRating` are a range on `rating`, which unrated stories lack;
+ * - every sort ends with `idKey` in the same direction, and optional values sort last, as the
+ *   embedded engine's `NULLS LAST, id` does; relevance is `_text_match`, and `*` is the
+ *   library's default order (newest first);
+ * - 0-based pages become Typesense's 1-based ones.
+ */
+import { nameKey } from '../lib/names.js';
+import type { AuthorDto } from '../schemas/author.js';
+import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
+import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from './engine.js';
+import { parseQuery, type ParsedQuery } from './query.js';
+import { foldedWords } from './text.js';
+import type { SearchParameters, TypesenseSearchResult } from './typesense-client.js';
+import type { AuthorDocument, StoryDocument } from './typesense-schema.js';
+import { snippetFromHighlights, type HighlightTags } from './typesense-snippet.js';
+
+/** Query fields and weights, in the embedded engine's order (title, names, summary/description, body). */
+const STORY_QUERY_BY = ['title', 'authorName', 'seriesName', 'tagNames', 'summary', 'description', 'contentPlain'];
+const STORY_WEIGHTS = [10, 5, 5, 5, 2, 2, 1];
+const AUTHOR_QUERY_BY = ['name', 'notes', 'urls'];
+const AUTHOR_WEIGHTS = [5, 1, 1];
+
+/** Strict matching: every word, no typos, no dropped words. */
+const STRICT = { num_typos: 0, typo_tokens_threshold: 0, drop_tokens_threshold: 0 };
+
+/** A search Typesense cannot express exactly (the embedded engine answers it instead). */
+export const NOT_EXPRESSIBLE = Symbol('not expressible');
+/** A search that can match nothing (text without a searchable word). */
+export const MATCHES_NOTHING = Symbol('matches nothing');
+
+export type Plan = { parameters: SearchParameters; parsed: ParsedQuery } | typeof NOT_EXPRESSIBLE | typeof MATCHES_NOTHING;
+
+/** A backtick literal; a value holding a backtick cannot be written in `filter_by`. */
+function literal(value: string): string | typeof NOT_EXPRESSIBLE {
+  return value.includes('`') ? NOT_EXPRESSIBLE : `\`${value}\``;
+}
+
+function textParameters(parsed: ParsedQuery, queryBy: string[], weights: number[]): SearchParameters {
+  return {
+    q: parsed.matchAll ? '*' : parsed.words.join(' '),
+    query_by: queryBy.join(','),
+    query_by_weights: weights.join(','),
+    prefix: parsed.prefix,
+    ...STRICT,
+  };
+}
+
+function storyFilter(request: StorySearchRequest): string | typeof NOT_EXPRESSIBLE {
+  const clauses: string[] = [];
+  if (request.authors !== undefined && request.authors.length > 0) {
+    const names = [...new Set(request.authors.map(nameKey))].map(literal);
+    if (names.includes(NOT_EXPRESSIBLE)) return NOT_EXPRESSIBLE;
+    clauses.push(`authorNameKey:=[${names.join(',')}]`);
+  }
+  for (const tag of new Set((request.tags ?? []).map(nameKey))) {
+    const value = literal(tag);
+    if (value === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
+    clauses.push(`tagNames:=${value}`);
+  }
+  if (request.minRating !== undefined || request.maxRating !== undefined) {
+    clauses.push(`rating:>=${request.minRating ?? 1}`, `rating:<=${request.maxRating ?? 5}`);
+  }
+  return clauses.join(' && ');
+}
+
+const STORY_SORT_FIELDS: Record<Exclude<StorySearchSortKey, 'relevance'>, string> = {
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  title: 'titleKey',
+  rating: 'rating',
+  wordCount: 'wordCount',
+  authorName: 'authorNameKey(missing_values: last)',
+};
+
+function storySort(sortBy: StorySearchSortKey, direction: 'asc' | 'desc', parsed: ParsedQuery): string {
+  if (sortBy === 'relevance' && !parsed.matchAll) return `_text_match:${direction},createdAt:${direction},idKey:${direction}`;
+  const field = STORY_SORT_FIELDS[sortBy === 'relevance' ? 'createdAt' : sortBy];
+  return `${field}:${direction},idKey:${direction}`;
+}
+
+/** The Typesense search for a story search request (see the file comment). */
+export function storySearchPlan(request: StorySearchRequest, tags: HighlightTags): Plan {
+  const parsed = parseQuery(request.query);
+  if (!parsed.matchAll && parsed.match === null) return MATCHES_NOTHING;
+  const filter = storyFilter(request);
+  if (filter === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
+  const parameters: SearchParameters = {
+    ...textParameters(parsed, STORY_QUERY_BY, STORY_WEIGHTS),
+    sort_by: storySort(request.sortBy ?? 'relevance', request.sortDir ?? 'desc', parsed),
+    page: (request.page ?? 0) + 1,
+    per_page: request.size ?? 20,
+    // The body can be long and is never shown; its highlight is enough for the snippet.
+    exclude_fields: 'contentPlain',
+    highlight_fields: 'summary,description,contentPlain,title',
+    highlight_affix_num_tokens: 12,
+    highlight_start_tag: tags.start,
+    highlight_end_tag: tags.end,
+  };
+  if (filter !== '') parameters.filter_by = filter;
+  return { parameters, parsed };
+}
+
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
+
+/** One page of StorySearchDto from Typesense's answer. */
+export function storySearchPage(
+  result: TypesenseSearchResult<StoryDocument>,
+  request: StorySearchRequest,
+  parsed: ParsedQuery,
+  tags: HighlightTags,
+): SearchPage<StorySearchDto> {
+  const results = (result.hits ?? []).map(({ document: doc, highlights }) => ({
+    id: doc.id,
+    title: doc.title,
+    summary: doc.summary ?? null,
+    authorId: doc.authorId ?? null,
+    authorName: doc.authorName ?? null,
+    seriesId: doc.seriesId ?? null,
+    seriesName: doc.seriesName ?? null,
+    volume: doc.volume ?? null,
+    rating: doc.rating ?? null,
+    wordCount: doc.wordCount,
+    coverPath: doc.coverPath ?? null,
+    sourceUrl: doc.sourceUrl ?? null,
+    tagNames: doc.tagNames ?? [],
+    createdAt: iso(doc.createdAt),
+    updatedAt: iso(doc.updatedAt),
+    snippet: parsed.matchAll ? null : snippetFromHighlights(doc, highlights ?? [], tags),
+  }));
+  return { results, totalHits: result.found, page: request.page ?? 0, perPage: request.size ?? 20 };
+}
+
+const AUTHOR_SORT_FIELDS: Record<AuthorSearchSortKey, string> = {
+  name: 'nameKey',
+  storyCount: 'storyCount',
+  authorRating: 'authorRating',
+  averageStoryRating: 'averageStoryRating',
+  createdAt: 'createdAt',
+};
+
+/** The Typesense search for an author search request. */
+export function authorSearchPlan(request: AuthorSearchRequest): Plan {
+  const parsed = parseQuery(request.query);
+  if (!parsed.matchAll && parsed.match === null) return MATCHES_NOTHING;
+  const sortBy = request.sortBy ?? 'name';
+  const direction = request.sortDir ?? 'asc';
+  const parameters: SearchParameters = {
+    ...textParameters(parsed, AUTHOR_QUERY_BY, AUTHOR_WEIGHTS),
+    // Names are unique, so the name needs no tie-breaker.
+    sort_by: sortBy === 'name' ? `nameKey:${direction}` : `${AUTHOR_SORT_FIELDS[sortBy]}:${direction},idKey:${direction}`,
+    page: (request.page ?? 0) + 1,
+    per_page: request.size ?? 20,
+    highlight_fields: 'none',
+  };
+  return { parameters, parsed };
+}
+
+/** One page of AuthorDto from Typesense's answer. */
+export function authorSearchPage(result: TypesenseSearchResult<AuthorDocument>, request: AuthorSearchRequest): SearchPage<AuthorDto> {
+  const results = (result.hits ?? []).map(({ document: doc }) => ({
+    id: doc.id,
+    name: doc.name,
+    notes: doc.notes ?? null,
+    avatarImagePath: doc.avatarImagePath ?? null,
+    authorRating: doc.authorRating ?? null,
+    averageStoryRating: doc.averageStoryRating ?? null,
+    urls: doc.urls ?? [],
+    storyCount: doc.storyCount,
+    createdAt: iso(doc.createdAt),
+    updatedAt: iso(doc.updatedAt),
+  }));
+  return { results, totalHits: result.found, page: request.page ?? 0, perPage: request.size ?? 20 };
+}
+
+/** Stories read to gather suggestions from (Typesense's per-page maximum is 250). */
+const SUGGESTION_HITS = 100;
+
+/** The search behind suggestions: the text's words over titles and names, last word a prefix. */
+export function suggestionParameters(text: string): SearchParameters | undefined {
+  const words = foldedWords(text);
+  if (words.length === 0) return undefined;
+  return {
+    q: words.join(' '),
+    query_by: 'title,authorName,seriesName,tagNames',
+    prefix: true,
+    ...STRICT,
+    per_page: SUGGESTION_HITS,
+    include_fields: 'title,authorName,seriesName,tagNames',
+    highlight_fields: 'none',
+    sort_by: '_text_match:desc,createdAt:desc',
+  };
+}
+
+/** True when the text's words hold the query's words in a row, the last one as a prefix. */
+function containsPhrase(textWords: readonly string[], queryWords: readonly string[]): boolean {
+  const last = queryWords.length - 1;
+  for (let start = 0; start + last < textWords.length; start += 1) {
+    let matched = true;
+    for (let offset = 0; offset <= last && matched; offset += 1) {
+      const word = textWords[start + offset] as string;
+      const wanted = queryWords[offset] as string;
+      matched = offset === last ? word.startsWith(wanted) : word === wanted;
+    }
+    if (matched) return true;
+  }
+  return false;
+}
+
+/**
+ * Suggestions from the stories Typesense found, ranked like the embedded engine's: a name by
+ * how many of those stories carry it (a title counts 1), then texts whose first word matched,
+ * then shorter texts; deduplicated case- and diacritic-insensitively, at most `limit`.
+ */
+export function suggestionsFrom(result: TypesenseSearchResult<Partial<StoryDocument>>, text: string, limit: number): string[] {
+  const queryWords = foldedWords(text);
+  const candidates = new Map<string, { text: string; weight: number; firstWord: boolean; length: number; order: number }>();
+  let order = 0;
+  const consider = (value: string | undefined, weight: number) => {
+    if (value === undefined) return;
+    const words = foldedWords(value);
+    if (!containsPhrase(words, queryWords)) return;
+    const folded = words.join(' ');
+    const known = candidates.get(folded);
+    if (known !== undefined) known.weight += weight;
+    else {
+      order += 1;
+      candidates.set(folded, { text: value, weight, firstWord: containsPhrase(words.slice(0, queryWords.length), queryWords), length: folded.length, order });
+    }
+  };
+  for (const { document: doc } of result.hits ?? []) {
+    consider(doc.title, 1);
+    consider(doc.authorName, 1);
+    consider(doc.seriesName, 1);
+    for (const tag of doc.tagNames ?? []) consider(tag, 1);
+  }
+  return [...candidates.values()]
+    .sort((a, b) => b.weight - a.weight || Number(b.firstWord) - Number(a.firstWord) || a.length - b.length || a.order - b.order)
+    .slice(0, limit)
+    .map((candidate) => candidate.text);
+}
