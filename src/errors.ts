@@ -168,6 +168,17 @@ function send(reply: FastifyReply, status: number, body: ErrorBody): void {
 }
 
 /**
+ * Node's errors for a request whose connection closed before its body was complete ('aborted',
+ * ECONNRESET, a premature close of the body stream). Found by the socket sweep: a dropped upload
+ * was logged as a failed request at error level, with a 500.
+ */
+function clientAborted(error: FastifyError, request: FastifyRequest): boolean {
+  const code = error.code as string | undefined;
+  if (code !== 'ECONNRESET' && code !== 'ERR_STREAM_PREMATURE_CLOSE' && error.message !== 'aborted') return false;
+  return !request.raw.complete || request.raw.destroyed;
+}
+
+/**
  * The one error handler: typed service errors, schema validation errors and Fastify's own codes
  * become `{error, details?}`; anything else is a bug, logged with its cause and answered with a
  * 500 that carries only the request id (never a stack trace).
@@ -199,6 +210,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       send(reply, status, { error: error.message });
+      return;
+    }
+    if (clientAborted(error, request)) {
+      // The client went away mid-body (a cancelled upload): nothing failed here, and nobody is
+      // left to read an answer; the 400 only closes the request's books.
+      request.log.info({ code: error.code }, 'the client closed the connection before the request was complete');
+      send(reply, 400, { error: 'The request was aborted before its body was complete' });
       return;
     }
     request.log.error({ err: error }, 'request failed');
