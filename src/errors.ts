@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export type ErrorDetails = Record<string, string>;
@@ -176,6 +178,34 @@ function clientAborted(error: FastifyError, request: FastifyRequest): boolean {
   const code = error.code as string | undefined;
   if (code !== 'ECONNRESET' && code !== 'ERR_STREAM_PREMATURE_CLOSE' && error.message !== 'aborted') return false;
   return !request.raw.complete || request.raw.destroyed;
+}
+
+/** The status and message of each malformed-HTTP condition Node reports before Fastify sees a request. */
+function clientErrorAnswer(code: string | undefined): { status: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: 'The request headers are too large' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'The request took too long to arrive' };
+  return { status: 400, message: 'Malformed HTTP request' };
+}
+
+/**
+ * Fastify's `clientErrorHandler` (a request line, header or framing Node's parser refuses):
+ * answers in the one error shape, `{error}`, where Fastify's default adds `message` and
+ * `statusCode` (found by the socket sweep), then closes the connection as Node does. Logged at
+ * debug: these are almost always scanners or broken proxies. To take effect, src/app.ts passes it
+ * as the `clientErrorHandler` option.
+ */
+export function renderClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = clientErrorAnswer(error.code);
+  this.log.debug({ err: error }, 'malformed HTTP request');
+  if (socket.writable) {
+    const body = JSON.stringify({ error: message });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /**
