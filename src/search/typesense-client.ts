@@ -120,6 +120,15 @@ export class TypesenseGateway {
     if (answer.ok !== true) throw new Errors.ServerError('Typesense answered /health with ok: false', undefined, 503);
   }
 
+  /**
+   * Typesense is usable: a node answers `/health` with ok, and an authenticated call (the alias
+   * lookup) is accepted, so a wrong API key shows as a failure here, not as a healthy node.
+   */
+  async check(alias: string): Promise<void> {
+    await this.health();
+    await this.aliasTarget(alias);
+  }
+
   /** The collection an alias points to, or undefined when there is no such alias. */
   async aliasTarget(alias: string): Promise<string | undefined> {
     try {

@@ -187,12 +187,15 @@ export class TypesenseSearchEngine implements SearchEngine {
     }
   }
 
-  /** 200 when a Typesense node answers `/health`, else 503; both carry the outbox length. */
+  /**
+   * 200 when a Typesense node answers `/health` and accepts the API key, else 503; both carry
+   * the outbox length.
+   */
   async health(): Promise<SearchHealth> {
     const pendingChanges = pendingCount(this.db);
     const nodes = `${this.config.urls.length} node${this.config.urls.length === 1 ? '' : 's'}`;
     try {
-      await this.gateway.health();
+      await this.gateway.check(this.alias('stories'));
       this.markReachable();
       const serving = this.servesQueries() ? 'searches go to it' : 'searches use the embedded engine until it has caught up';
       return { status: 'healthy', message: `Typesense (${nodes}) is available; ${serving}`, engine: this.kind, pendingChanges };
@@ -318,7 +321,7 @@ export class TypesenseSearchEngine implements SearchEngine {
   private async probe(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.gateway.health();
+      await this.gateway.check(this.alias('stories'));
       this.markReachable();
     } catch (error) {
       this.markUnreachable(error);

@@ -4,95 +4,11 @@
  * and tags, tag deletion, links), and the attributes only Typesense's documents carry (rating,
  * cover, volume). Without TYPESENSE_URL nothing is queued at all.
  */
-import t, { type Test } from 'tap';
-import { buildTestApp, type TestContext } from '../helpers/app.js';
+import t from 'tap';
+import { buildTestApp } from '../helpers/app.js';
 import { createAuthor, createStory, createTag } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
-import { AUTHORS, buildTypesenseApp, drained, outboxRows, STORIES, type TypesenseContext } from '../helpers/fake-typesense/app.js';
-
-interface StoryDto {
-  id: string;
-  title: string;
-  summary: string | null;
-  authorId: string | null;
-  authorName: string | null;
-  seriesName: string | null;
-  volume: number | null;
-  rating: number | null;
-  wordCount: number;
-  coverPath: string | null;
-  tags: { name: string }[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface AuthorDto {
-  id: string;
-  name: string;
-  notes: string | null;
-  urls: string[];
-  authorRating: number | null;
-  averageStoryRating: number | null;
-  storyCount: number;
-  updatedAt: string;
-}
-
-const ms = (iso: string) => Date.parse(iso);
-
-/** Every story as the API shows it, projected onto the Typesense document's fields. */
-async function expectedStories(ctx: TestContext): Promise<Record<string, unknown>[]> {
-  const res = await ctx.get('/api/stories?size=100&sortBy=title&sortDir=asc');
-  const stories = (res.json() as { content: StoryDto[] }).content;
-  return stories.map((story) => ({
-    id: story.id,
-    title: story.title,
-    summary: story.summary ?? undefined,
-    authorName: story.authorName ?? undefined,
-    seriesName: story.seriesName ?? undefined,
-    volume: story.volume ?? undefined,
-    rating: story.rating ?? undefined,
-    wordCount: story.wordCount,
-    coverPath: story.coverPath ?? undefined,
-    tagNames: story.tags.map((tag) => tag.name).sort(),
-    createdAt: ms(story.createdAt),
-    updatedAt: ms(story.updatedAt),
-  }));
-}
-
-async function expectedAuthors(ctx: TestContext): Promise<Record<string, unknown>[]> {
-  const res = await ctx.get('/api/authors?size=100');
-  const authors = (res.json() as { content: AuthorDto[] }).content;
-  return authors.map((author) => ({
-    id: author.id,
-    name: author.name,
-    notes: author.notes ?? undefined,
-    urls: author.urls,
-    authorRating: author.authorRating ?? undefined,
-    averageStoryRating: author.averageStoryRating ?? undefined,
-    storyCount: author.storyCount,
-    updatedAt: ms(author.updatedAt),
-  }));
-}
-
-function project(documents: Record<string, unknown>[], like: Record<string, unknown>[]): Record<string, unknown>[] {
-  const keys = Object.keys(like[0] ?? {});
-  const byId = new Map(documents.map((doc) => [doc.id, doc]));
-  return like.map((wanted) => {
-    const doc = byId.get(wanted.id) ?? {};
-    return Object.fromEntries(keys.map((key) => [key, doc[key]]));
-  });
-}
-
-/** After draining, Typesense holds exactly the documents the tables give. */
-async function assertInStep(t: Test, ctx: TypesenseContext, label: string): Promise<void> {
-  await drained(ctx);
-  const stories = await expectedStories(ctx);
-  const authors = await expectedAuthors(ctx);
-  t.equal(ctx.fake.documents(STORIES).length, stories.length, `${label}: as many story documents as stories`);
-  t.equal(ctx.fake.documents(AUTHORS).length, authors.length, `${label}: as many author documents as authors`);
-  t.same(project(ctx.fake.documents(STORIES), stories), stories, `${label}: story documents equal the tables`);
-  t.same(project(ctx.fake.documents(AUTHORS), authors), authors, `${label}: author documents equal the tables`);
-}
+import { assertInStep, AUTHORS, buildTypesenseApp, drained, outboxRows, STORIES } from '../helpers/fake-typesense/app.js';
 
 t.test('creates, updates and deletes of stories and authors reach Typesense', async (t) => {
   const fake = await startFakeTypesense(t);

@@ -3,7 +3,10 @@
  * outbox to drain. Kept beside the fake so the Typesense tests share one vocabulary.
  */
 import type { Test } from 'tap';
-import { buildTestApp, type TestContext } from '../app.js';
+import type { InjectOptions } from 'fastify';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { buildTestApp, TEST_PASSWORD, tempDataDir, type TestContext } from '../app.js';
 import type { TypesenseSearchEngine } from '../../../src/search/typesense-engine.js';
 import type { FakeTypesense } from './index.js';
 
@@ -22,6 +25,46 @@ export async function buildTypesenseApp(t: Test, fake: FakeTypesense, env: Recor
   const engine = ctx.app.searchEngine as TypesenseSearchEngine;
   await engine.idle();
   return { ...ctx, fake, engine };
+}
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Like {@link buildTypesenseApp}, with the app's log lines (info and up) collected, for tests
+ * of what is logged when.
+ */
+export async function buildLoggedTypesenseApp(t: Test, fake: FakeTypesense): Promise<TypesenseContext & { logs: LogLine[] }> {
+  const logs: LogLine[] = [];
+  const dataDir = tempDataDir(t);
+  const config = loadConfig({ APP_PASSWORD: TEST_PASSWORD, DATA_DIR: dataDir, TYPESENSE_URL: fake.url, TYPESENSE_API_KEY: fake.apiKey });
+  const stream = { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) };
+  const app = await buildApp(config, { logger: { level: 'info', stream } });
+  t.teardown(() => app.close());
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { password: TEST_PASSWORD } });
+  const token = (login.json() as { token: string }).token;
+  const request = (options: InjectOptions) => app.inject({ ...options, cookies: { token } });
+  const withBody = (method: 'POST' | 'PUT' | 'DELETE') => (url: string, payload?: unknown) =>
+    request(payload === undefined ? { method, url } : { method, url, payload: payload as InjectOptions['payload'] });
+  const engine = app.searchEngine as TypesenseSearchEngine;
+  await engine.idle();
+  return {
+    app,
+    config,
+    dataDir,
+    token,
+    request,
+    get: (url) => request({ method: 'GET', url }),
+    post: withBody('POST'),
+    put: withBody('PUT'),
+    del: withBody('DELETE'),
+    fake,
+    engine,
+    logs,
+  };
 }
 
 /** Rows in the outbox, straight from the table. */
@@ -45,4 +88,88 @@ export async function drained(ctx: TypesenseContext, timeoutMs = 15_000): Promis
     await ctx.engine.idle();
     return outboxRows(ctx) === 0;
   }, `the outbox to drain (${outboxRows(ctx)} rows left)`, timeoutMs);
+}
+
+interface StoryDto {
+  id: string;
+  title: string;
+  summary: string | null;
+  authorId: string | null;
+  authorName: string | null;
+  seriesName: string | null;
+  volume: number | null;
+  rating: number | null;
+  wordCount: number;
+  coverPath: string | null;
+  tags: { name: string }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface AuthorDto {
+  id: string;
+  name: string;
+  notes: string | null;
+  urls: string[];
+  authorRating: number | null;
+  averageStoryRating: number | null;
+  storyCount: number;
+  updatedAt: string;
+}
+
+const ms = (iso: string) => Date.parse(iso);
+
+/** Every story as the API shows it, projected onto the Typesense document's fields. */
+export async function expectedStories(ctx: TestContext): Promise<Record<string, unknown>[]> {
+  const res = await ctx.get('/api/stories?size=100&sortBy=title&sortDir=asc');
+  const stories = (res.json() as { content: StoryDto[] }).content;
+  return stories.map((story) => ({
+    id: story.id,
+    title: story.title,
+    summary: story.summary ?? undefined,
+    authorName: story.authorName ?? undefined,
+    seriesName: story.seriesName ?? undefined,
+    volume: story.volume ?? undefined,
+    rating: story.rating ?? undefined,
+    wordCount: story.wordCount,
+    coverPath: story.coverPath ?? undefined,
+    tagNames: story.tags.map((tag) => tag.name).sort(),
+    createdAt: ms(story.createdAt),
+    updatedAt: ms(story.updatedAt),
+  }));
+}
+
+export async function expectedAuthors(ctx: TestContext): Promise<Record<string, unknown>[]> {
+  const res = await ctx.get('/api/authors?size=100');
+  const authors = (res.json() as { content: AuthorDto[] }).content;
+  return authors.map((author) => ({
+    id: author.id,
+    name: author.name,
+    notes: author.notes ?? undefined,
+    urls: author.urls,
+    authorRating: author.authorRating ?? undefined,
+    averageStoryRating: author.averageStoryRating ?? undefined,
+    storyCount: author.storyCount,
+    updatedAt: ms(author.updatedAt),
+  }));
+}
+
+function project(documents: Record<string, unknown>[], like: Record<string, unknown>[]): Record<string, unknown>[] {
+  const keys = Object.keys(like[0] ?? {});
+  const byId = new Map(documents.map((doc) => [doc.id, doc]));
+  return like.map((wanted) => {
+    const doc = byId.get(wanted.id) ?? {};
+    return Object.fromEntries(keys.map((key) => [key, doc[key]]));
+  });
+}
+
+/** After draining, Typesense holds exactly the documents the tables give. */
+export async function assertInStep(t: Test, ctx: TypesenseContext, label: string): Promise<void> {
+  await drained(ctx);
+  const stories = await expectedStories(ctx);
+  const authors = await expectedAuthors(ctx);
+  t.equal(ctx.fake.documents(STORIES).length, stories.length, `${label}: as many story documents as stories`);
+  t.equal(ctx.fake.documents(AUTHORS).length, authors.length, `${label}: as many author documents as authors`);
+  t.same(project(ctx.fake.documents(STORIES), stories), stories, `${label}: story documents equal the tables`);
+  t.same(project(ctx.fake.documents(AUTHORS), authors), authors, `${label}: author documents equal the tables`);
 }

@@ -49,6 +49,7 @@ export interface RecordedRequest {
   method: string;
   path: string;
   query: URLSearchParams;
+  body: string;
 }
 
 export class FakeTypesense {
@@ -156,16 +157,16 @@ export class FakeTypesense {
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
-    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: url.pathname, query: url.searchParams };
-    this.requests.push(recorded);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: url.pathname, query: url.searchParams, body: Buffer.concat(chunks).toString('utf8') };
+    this.requests.push(recorded);
     if (this.delay !== undefined && this.delay.when(recorded)) await new Promise((resolve) => setTimeout(resolve, this.delay?.ms ?? 0));
     const answer = this.mode === 'unavailable'
       ? url.pathname === '/health'
         ? { status: 503, body: { ok: false } }
         : { status: 503, body: { message: 'Not Ready or Lagging' } }
-      : route(this, recorded, request.headers['x-typesense-api-key'], Buffer.concat(chunks).toString('utf8'));
+      : route(this, recorded, request.headers['x-typesense-api-key']);
     const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
     response.writeHead(answer.status, { 'Content-Type': typeof answer.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8' });
     response.end(text);

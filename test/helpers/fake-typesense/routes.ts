@@ -46,7 +46,7 @@ function importDocuments(fake: FakeTypesense, name: string, query: URLSearchPara
   return { status: 200, body: results.map((result) => JSON.stringify(result)).join('\n') };
 }
 
-function dispatch(fake: FakeTypesense, { method, path, query }: RecordedRequest, body: string): Answer {
+function dispatch(fake: FakeTypesense, { method, path, query, body }: RecordedRequest): Answer {
   const parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent);
   const store = fake.store;
   const [root, name, sub, id] = parts;
@@ -84,11 +84,11 @@ function dispatch(fake: FakeTypesense, { method, path, query }: RecordedRequest,
 }
 
 /** Answers one request (the fake is up). */
-export function route(fake: FakeTypesense, request: RecordedRequest, apiKey: string | string[] | undefined, body: string): Answer {
+export function route(fake: FakeTypesense, request: RecordedRequest, apiKey: string | string[] | undefined): Answer {
   if (request.path === '/health' && request.method === 'GET') return { status: 200, body: { ok: true } };
   if (apiKey !== fake.apiKey) return { status: 401, body: { message: 'Forbidden - a valid `x-typesense-api-key` header must be sent.' } };
   try {
-    return dispatch(fake, request, body);
+    return dispatch(fake, request);
   } catch (error) {
     if (error instanceof ApiError) return { status: error.status, body: { message: error.message } };
     return { status: 500, body: { message: error instanceof Error ? error.message : String(error) } };
