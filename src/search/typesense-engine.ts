@@ -71,6 +71,8 @@ export class TypesenseSearchEngine implements SearchEngine {
   private probeTimer: NodeJS.Timeout | undefined;
   private probeDelayMs: number;
   private nudgeScheduled = false;
+  /** While a rebuild runs: what the worker sent to the old collections, to send again after the swap. */
+  private sentDuringRebuild: { kind: 'story' | 'author'; id: string }[] | undefined;
   /** Set around the embedded rebuild, whose sync reports every document as changed. */
   private suppressOutbox = false;
   private closed = false;
@@ -99,6 +101,9 @@ export class TypesenseSearchEngine implements SearchEngine {
         onUnavailable: (error) => this.markUnreachable(error),
         onCollectionMissing: (error) => this.markNotReady(error),
         onAnswered: () => this.markReachable(),
+        sending: (rows) => {
+          for (const row of rows) this.sentDuringRebuild?.push({ kind: row.kind, id: row.entityId });
+        },
       },
       log,
       options.worker,
@@ -372,20 +377,42 @@ export class TypesenseSearchEngine implements SearchEngine {
     this.probeTimer.unref();
   }
 
-  /** One rebuild at a time; the worker holds its deliveries meanwhile. */
+  /**
+   * One rebuild at a time. The worker keeps delivering to the old collections meanwhile (so they
+   * stay fresh); it is held for the alias swap, and what it delivered during the rebuild is queued
+   * again, so it reaches the new collections too.
+   */
   private rebuild(): Promise<number> {
     this.rebuilding ??= (async () => {
       this.rebuildWanted = false;
-      await this.worker.pause();
+      const sent: { kind: 'story' | 'author'; id: string }[] = [];
+      this.sentDuringRebuild = sent;
+      const aroundSwap = async (swap: () => Promise<void>) => {
+        await this.worker.pause();
+        try {
+          await swap();
+        } finally {
+          this.sentDuringRebuild = undefined;
+          this.requeue(sent);
+          this.worker.resume();
+        }
+      };
       try {
-        const storiesCount = await rebuildCollections(this.db, this.gateway, this.config.collectionPrefix, this.log);
+        const storiesCount = await rebuildCollections(this.db, this.gateway, this.config.collectionPrefix, this.log, aroundSwap);
         this.ready = true;
         return storiesCount;
       } finally {
-        this.worker.resume();
+        this.sentDuringRebuild = undefined;
         this.rebuilding = undefined;
       }
     })();
     return this.rebuilding;
+  }
+
+  private requeue(entities: readonly { kind: 'story' | 'author'; id: string }[]): void {
+    if (entities.length === 0 || this.closed) return;
+    const changes: SearchChanges = { stories: [], authors: [] };
+    for (const { kind, id } of entities) (kind === 'story' ? changes.stories : changes.authors).push({ seq: 0, id });
+    this.db.transaction((tx) => enqueueChanges(tx, changes));
   }
 }

@@ -4,10 +4,12 @@
  *
  * 1. Create `<prefix>_stories_<version>` and `<prefix>_authors_<version>` with their schemas.
  * 2. Import every story and author into them, page by page in `seq` order, reading each page
- *    from the tables as it goes (the caller holds the outbox worker meanwhile, so every change
- *    made during the rebuild is still queued when the aliases move, and is delivered to the new
- *    collections afterwards; one that was already in a page is delivered twice, harmlessly).
- * 3. Point the aliases at the new collections: searches move over in one step.
+ *    from the tables as it goes. The outbox worker keeps delivering to the aliases (the old
+ *    collections, which keep serving fresh results); the caller remembers what it delivered.
+ * 3. Point the aliases at the new collections: searches move over in one step. The caller's
+ *    `aroundSwap` holds the worker for this step and queues again whatever the worker delivered
+ *    to the old collections during the rebuild, which then goes to the new ones. (A change that
+ *    was already in an imported page is delivered twice, harmlessly.)
  * 4. Drop the old collections and any left over by an interrupted rebuild.
  *
  * Until step 3 the old collections (or, on a first start, the embedded engine) answer every
@@ -57,7 +59,13 @@ async function importAll(db: Db, gateway: TypesenseGateway, kind: CollectionKind
  * Builds fresh versioned collections from the tables and swaps the aliases to them (see the file
  * comment). Resolves to the number of stories Typesense indexed.
  */
-export async function rebuildCollections(db: Db, gateway: TypesenseGateway, prefix: string, log: FastifyBaseLogger): Promise<number> {
+export async function rebuildCollections(
+  db: Db,
+  gateway: TypesenseGateway,
+  prefix: string,
+  log: FastifyBaseLogger,
+  aroundSwap: (swap: () => Promise<void>) => Promise<void> = (swap) => swap(),
+): Promise<number> {
   const version = nextVersion();
   const fresh = Object.fromEntries(COLLECTION_KINDS.map((kind) => [kind, collectionName(prefix, kind, version)])) as Record<CollectionKind, string>;
   let storiesCount = 0;
@@ -69,7 +77,9 @@ export async function rebuildCollections(db: Db, gateway: TypesenseGateway, pref
     await Promise.allSettled(COLLECTION_KINDS.map((kind) => gateway.dropCollection(fresh[kind])));
     throw error;
   }
-  for (const kind of COLLECTION_KINDS) await gateway.upsertAlias(aliasName(prefix, kind), fresh[kind]);
+  await aroundSwap(async () => {
+    for (const kind of COLLECTION_KINDS) await gateway.upsertAlias(aliasName(prefix, kind), fresh[kind]);
+  });
 
   try {
     for (const name of await gateway.collectionNames()) {

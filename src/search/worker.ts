@@ -13,8 +13,8 @@
  * of missing documents are fine.
  *
  * Passes run one at a time: after a write (a nudge), when the next backed-off row falls due,
- * and when the engine says Typesense is back. `pause()` holds deliveries while a rebuild fills
- * fresh collections; `flush()` tries every row once, backoff or not, for the shutdown.
+ * and when the engine says Typesense is back. `pause()` holds deliveries while a rebuild swaps
+ * its aliases; `flush()` tries every row once, backoff or not, for the shutdown.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/open.js';
@@ -32,6 +32,8 @@ export interface WorkerHooks {
   onCollectionMissing(error: unknown): void;
   /** Typesense answered a delivery. */
   onAnswered(): void;
+  /** These rows are about to be sent (a rebuild notes them, to send them again after its swap). */
+  sending(rows: readonly OutboxRow[]): void;
 }
 
 export interface WorkerOptions {
@@ -80,7 +82,7 @@ export class OutboxWorker {
     this.wake(0);
   }
 
-  /** Holds deliveries (a rebuild is filling fresh collections); resolves once no pass runs. */
+  /** Holds deliveries (a rebuild is swapping aliases); resolves once no pass runs. */
   async pause(): Promise<void> {
     this.pauses += 1;
     this.clearTimer();
@@ -178,6 +180,7 @@ export class OutboxWorker {
 
   /** Delivers one batch and records the outcome; false when Typesense did not answer. */
   private async deliver(rows: OutboxRow[]): Promise<boolean> {
+    this.hooks.sending(rows);
     const outcome: DeliveryOutcome = { delivered: [], failed: [] };
     let interrupted: unknown;
     for (const kind of ['stories', 'authors'] as const) {
