@@ -18,6 +18,8 @@ import type { TypesenseConfig } from '../config.js';
 export interface HighlightV1 {
   field: string;
   snippet?: string;
+  /** The whole field, tagged, for fields in `highlight_full_fields`. */
+  value?: string;
   snippets?: string[];
   indices?: number[];
   matched_tokens?: string[] | string[][];

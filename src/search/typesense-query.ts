@@ -100,6 +100,8 @@ export function storySearchPlan(request: StorySearchRequest, tags: HighlightTags
     // The body can be long and is never shown; its highlight is enough for the snippet.
     exclude_fields: 'contentPlain',
     highlight_fields: 'summary,description,contentPlain,title',
+    // Short fields come back whole and are cut here, as the embedded engine cuts them.
+    highlight_full_fields: 'summary,description,title',
     highlight_affix_num_tokens: 12,
     highlight_start_tag: tags.start,
     highlight_end_tag: tags.end,

@@ -5,9 +5,11 @@
  * Typesense's highlight markup is not trusted: its snippets are the stored text with tags put
  * around the matches, and that text is not escaped (a story can contain "<mark>" itself). So the
  * search asks for tags of its own, random per process ({@link highlightTags}), which no stored
- * text can forge; the snippet is cut at those tags and every piece escaped here. The field is
+ * text can forge; the highlight is cut at those tags and every piece escaped here. The field is
  * picked like the embedded engine picks it: the one holding the most distinct query words,
- * preferring summary, then description, body and title.
+ * preferring summary, then description, body and title. Title, summary and description come back
+ * highlighted whole and are cut to an excerpt the way the embedded engine cuts them; the body is
+ * not fetched (it can be long), so its excerpt is Typesense's own snippet window.
  */
 import { randomBytes } from 'node:crypto';
 import { escapeHtml } from './snippet.js';
@@ -36,8 +38,15 @@ export interface SnippetDocument {
   contentPlain?: string;
 }
 
-const OPENING_CHARS = 200;
+const EXCERPT_CHARS = 200;
+/** Context kept before the first match, as the embedded engine keeps it. */
+const LEAD_CHARS = 50;
 const ELLIPSIS = '…';
+
+interface Segment {
+  text: string;
+  marked: boolean;
+}
 
 function distinctTokens(highlight: HighlightV1): number {
   const tokens = (highlight.matched_tokens ?? []).flat();
@@ -45,66 +54,104 @@ function distinctTokens(highlight: HighlightV1): number {
 }
 
 /**
- * Escapes a tagged snippet: text outside the tags is escaped, text inside is escaped and put in
- * `<mark>`. Tags that do not pair up are dropped (their text stays, escaped).
+ * Cuts a tagged text at the tags: plain pieces and marked pieces. Tags that do not pair up are
+ * dropped (their text stays, as plain text).
  */
-export function renderTagged(snippet: string, tags: HighlightTags): { html: string; plain: string } {
-  let html = '';
-  let plain = '';
-  let rest = snippet;
-  while (rest !== '') {
+export function segmentsOf(tagged: string, tags: HighlightTags): Segment[] {
+  const segments: Segment[] = [];
+  const strip = (text: string) => text.split(tags.start).join('').split(tags.end).join('');
+  let rest = tagged;
+  for (;;) {
     const start = rest.indexOf(tags.start);
-    if (start === -1) break;
-    const end = rest.indexOf(tags.end, start + tags.start.length);
+    const end = start === -1 ? -1 : rest.indexOf(tags.end, start + tags.start.length);
     if (end === -1) break;
-    const before = rest.slice(0, start).split(tags.end).join('');
-    const marked = rest.slice(start + tags.start.length, end);
-    html += `${escapeHtml(before)}<mark>${escapeHtml(marked)}</mark>`;
-    plain += before + marked;
+    segments.push({ text: strip(rest.slice(0, start)), marked: false });
+    segments.push({ text: strip(rest.slice(start + tags.start.length, end)), marked: true });
     rest = rest.slice(end + tags.end.length);
   }
-  const tail = rest.split(tags.start).join('').split(tags.end).join('');
-  html += escapeHtml(tail);
-  plain += tail;
-  return { html: html.replace(/\s+/gu, ' ').trim(), plain };
+  segments.push({ text: strip(rest), marked: false });
+  return segments.filter((segment) => segment.text !== '');
 }
 
-/** "…" where the snippet leaves out words of the field, when the field's text is known. */
-function withEllipses(html: string, plain: string, full: string | undefined): string {
-  if (full === undefined || html === '') return html;
-  const at = full.indexOf(plain);
-  if (at === -1) return html;
-  const before = at > 0 && hasWord(full.slice(0, at));
-  const after = at + plain.length < full.length && hasWord(full.slice(at + plain.length));
-  return `${before ? ELLIPSIS : ''}${html}${after ? ELLIPSIS : ''}`;
+/** The segments between two offsets of their joined text, escaped, marked pieces in `<mark>`. */
+function renderRange(segments: readonly Segment[], from: number, to: number): string {
+  let html = '';
+  let offset = 0;
+  for (const segment of segments) {
+    const start = Math.max(from, offset);
+    const end = Math.min(to, offset + segment.text.length);
+    if (start < end) {
+      const piece = escapeHtml(segment.text.slice(start - offset, end - offset));
+      html += segment.marked ? `<mark>${piece}</mark>` : piece;
+    }
+    offset += segment.text.length;
+  }
+  return html.replace(/\s+/gu, ' ').trim();
 }
 
-/** The first ~200 characters of a text, cut at a word boundary. */
-function opening(text: string): string {
-  if (text.length <= OPENING_CHARS) return escapeHtml(text.replace(/\s+/gu, ' ').trim());
-  let end = OPENING_CHARS;
+function wordStartBefore(text: string, offset: number): number {
+  let start = offset;
+  while (start > 0 && /\S/u.test(text.charAt(start - 1))) start -= 1;
+  return start;
+}
+
+function wordEndAfter(text: string, offset: number): number {
+  let end = offset;
   while (end < text.length && /\S/u.test(text.charAt(end))) end += 1;
-  const cut = text.slice(0, end);
-  const more = hasWord(text.slice(end));
-  return `${escapeHtml(cut.replace(/\s+/gu, ' ').trim())}${more ? ELLIPSIS : ''}`;
+  return end;
+}
+
+/**
+ * An excerpt of a whole field (the embedded engine's cut): from a word boundary about
+ * {@link LEAD_CHARS} before the first match to one about {@link EXCERPT_CHARS} further, with
+ * "…" where words were left out.
+ */
+function excerpt(segments: readonly Segment[]): string {
+  const text = segments.map((segment) => segment.text).join('');
+  let first = 0;
+  let firstEnd = 0;
+  let offset = 0;
+  for (const segment of segments) {
+    if (segment.marked) {
+      first = offset;
+      firstEnd = offset + segment.text.length;
+      break;
+    }
+    offset += segment.text.length;
+  }
+  const start = first <= LEAD_CHARS ? 0 : wordStartBefore(text, first - LEAD_CHARS);
+  const end = wordEndAfter(text, Math.max(firstEnd, Math.min(text.length, start + EXCERPT_CHARS)));
+  const before = start > 0 && hasWord(text.slice(0, start));
+  const after = end < text.length && hasWord(text.slice(end));
+  return `${before ? ELLIPSIS : ''}${renderRange(segments, start, end)}${after ? ELLIPSIS : ''}`;
+}
+
+/** The opening of a text without matches (the embedded engine's fallback). */
+function opening(text: string): string {
+  return excerpt([{ text, marked: false }]);
 }
 
 /**
  * The snippet of one hit: the best highlighted text field, escaped, matches in `<mark>`; when
  * only a name or tag matched, the opening of the summary or description, else the title.
+ * Fields Typesense highlighted whole (`value`) are cut here like the embedded engine cuts them;
+ * the body, which is not fetched, uses Typesense's own snippet window.
  */
 export function snippetFromHighlights(document: SnippetDocument, highlights: readonly HighlightV1[], tags: HighlightTags): string {
-  let best: { highlight: HighlightV1; field: SnippetField; score: number } | undefined;
+  let best: { highlight: HighlightV1; score: number } | undefined;
   for (const highlight of highlights) {
-    const field = highlight.field as SnippetField;
-    const rank = SNIPPET_FIELDS.indexOf(field);
-    if (rank === -1 || typeof highlight.snippet !== 'string') continue;
+    const rank = SNIPPET_FIELDS.indexOf(highlight.field as SnippetField);
+    if (rank === -1 || (typeof highlight.snippet !== 'string' && typeof highlight.value !== 'string')) continue;
     const score = distinctTokens(highlight) * 10 - rank;
-    if (best === undefined || score > best.score) best = { highlight, field, score };
+    if (best === undefined || score > best.score) best = { highlight, score };
   }
   if (best !== undefined) {
-    const { html, plain } = renderTagged(best.highlight.snippet as string, tags);
-    if (html !== '') return withEllipses(html, plain, document[best.field]);
+    const whole = best.highlight.value;
+    const segments = segmentsOf(typeof whole === 'string' ? whole : (best.highlight.snippet as string), tags);
+    if (segments.length > 0) {
+      if (typeof whole === 'string') return excerpt(segments);
+      return renderRange(segments, 0, Number.POSITIVE_INFINITY);
+    }
   }
   for (const text of [document.summary, document.contentPlain, document.description]) {
     if (text !== undefined && text.trim() !== '') return opening(text);

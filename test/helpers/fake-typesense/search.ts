@@ -3,7 +3,9 @@
  * occur in one of the fields, the last one as a prefix where `prefix` allows; no typos, no
  * dropped words), `filter_by` (./filter.ts), up to three `sort_by` fields with
  * `missing_values`, 1-based `page`, `per_page` up to 250, `include_fields` / `exclude_fields`,
- * and v1 `highlights` with snippets. `text_match` is a simple score (the best field's number of
+ * and v1 `highlights`: a `snippet` (the text cut to `highlight_affix_num_tokens` words around
+ * the first match when longer than `snippet_threshold`), and the whole field as `value` for the
+ * fields in `highlight_full_fields`. `text_match` is a simple score (the best field's number of
  * matched words, then its weight); it orders like Typesense only in simple cases.
  */
 import { compileFilter } from './filter.js';
@@ -169,6 +171,7 @@ export function search(collection: Collection, params: Params): Record<string, u
     affix: integer(params, 'highlight_affix_num_tokens', 4),
     threshold: integer(params, 'snippet_threshold', 30),
   };
+  const fullFields = params.get('highlight_full_fields') === 'none' ? [] : list(params.get('highlight_full_fields'));
   const query = wildcard ? [] : tokenize(q).map((token) => token.folded);
   const prefixFor = (field: string) => prefixes[Math.max(0, queryBy.indexOf(field))] ?? prefixes[0] ?? true;
   const valuesOf = (document: Document, field: string): string[] => {
@@ -208,7 +211,9 @@ export function search(collection: Collection, params: Params): Record<string, u
           });
         } else if (values[0] !== undefined && values[0].spans.length > 0) {
           const { snippet, tokens } = snippetOf(values[0].value, values[0].spans, highlight);
-          highlights.push({ field, matched_tokens: tokens, snippet });
+          const entry: Record<string, unknown> = { field, matched_tokens: tokens, snippet };
+          if (fullFields.includes(field)) entry.value = snippetOf(values[0].value, values[0].spans, { ...highlight, threshold: Infinity }).snippet;
+          highlights.push(entry);
         }
       }
     }
