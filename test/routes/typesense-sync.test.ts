@@ -8,7 +8,7 @@ import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { createAuthor, createStory, createTag } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
-import { assertInStep, AUTHORS, buildTypesenseApp, drained, outboxRows, STORIES } from '../helpers/fake-typesense/app.js';
+import { assertInStep, AUTHORS, buildTypesenseApp, drained, outboxRows, STORIES, waitFor } from '../helpers/fake-typesense/app.js';
 
 t.test('creates, updates and deletes of stories and authors reach Typesense', async (t) => {
   const fake = await startFakeTypesense(t);
@@ -92,6 +92,18 @@ t.test('the worker sends upserts as JSONL imports and deletes by id', async (t) 
     fake.requests.some((request) => request.method === 'DELETE' && request.path === `/collections/${STORIES}/documents/${story.id}`),
     'a gone story is deleted by id',
   );
+});
+
+t.test('a change made while its delivery is in flight is delivered too', async (t) => {
+  const fake = await startFakeTypesense(t);
+  const ctx = await buildTypesenseApp(t, fake);
+  fake.slow(300, (request) => request.path.endsWith('/documents/import'));
+  const story = await createStory(ctx, { title: 'First draft' });
+  await waitFor(() => fake.requests.some((request) => request.body.includes('First draft')), 'the first delivery to start');
+  t.equal((await ctx.put(`/api/stories/${story.id}`, { title: 'Second draft' })).statusCode, 200);
+  t.equal(outboxRows(ctx), 1, 'still one row for the story (coalesced), at a new version');
+  await drained(ctx);
+  t.equal(fake.document(STORIES, story.id)?.title, 'Second draft', 'the later change was not lost with the earlier delivery');
 });
 
 t.test('without TYPESENSE_URL nothing is queued', async (t) => {
