@@ -55,12 +55,20 @@ export interface GatewayOptions {
 const DEFAULT_REQUEST_TIMEOUT_MS = 2000;
 const DEFAULT_IMPORT_TIMEOUT_MS = 120_000;
 
-/** A network failure, a timeout, a 5xx, or a key Typesense does not accept. */
+/**
+ * A network failure, a timeout or abort, a 5xx, or a key Typesense does not accept. Anything else
+ * (a 4xx about the request, or a bug of ours such as a TypeError) is not an outage, so it is
+ * never hidden behind one.
+ */
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof Errors.ImportError) return false;
-  const status = error instanceof Errors.TypesenseError ? error.httpStatus : undefined;
-  if (status === undefined) return true;
-  return status >= 500 || status === 401 || status === 403 || status === 408 || status === 429;
+  if (error instanceof Errors.TypesenseError) {
+    const status = error.httpStatus;
+    if (status === undefined) return !(error instanceof Errors.ImportError);
+    return status >= 500 || status === 401 || status === 403 || status === 408 || status === 429;
+  }
+  if (typeof error !== 'object' || error === null) return false;
+  const { isAxiosError, code, message } = error as { isAxiosError?: unknown; code?: unknown; message?: unknown };
+  return isAxiosError === true || (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || message === 'Request aborted by caller.';
 }
 
 /** The HTTP status of a Typesense answer, when there was one. */
