@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendJson } from '../lib/json-bytes.js';
 import { errorResponses } from '../schemas/common.js';
 import {
   AuthorScopeParams,
@@ -25,7 +26,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryPage, ...errorResponses(400, 401) },
       },
     },
-    async (request) => lists.listStories(app.db, request.query),
+    async (request, reply) => sendJson(reply, lists.listStories(app.db, request.query)),
   );
 
   app.get(
@@ -39,7 +40,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryPage, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => lists.listStoriesByAuthor(app.db, request.params.authorId, request.query),
+    async (request, reply) => sendJson(reply, lists.listStoriesByAuthor(app.db, request.params.authorId, request.query)),
   );
 
   app.get(
@@ -52,7 +53,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryList, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => lists.listSeriesStories(app.db, request.params.seriesId),
+    async (request, reply) => sendJson(reply, lists.listSeriesStories(app.db, request.params.seriesId)),
   );
 
   app.get(
@@ -66,7 +67,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryPage, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => lists.listStoriesByTag(app.db, request.params.tagName, request.query),
+    async (request, reply) => sendJson(reply, lists.listStoriesByTag(app.db, request.params.tagName, request.query)),
   );
 
   app.get(
@@ -79,7 +80,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryList, ...errorResponses(400, 401) },
       },
     },
-    async (request) => lists.recentStories(app.db, request.query.limit),
+    async (request, reply) => sendJson(reply, lists.recentStories(app.db, request.query.limit)),
   );
 
   app.get(
@@ -92,6 +93,6 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryList, ...errorResponses(400, 401) },
       },
     },
-    async (request) => lists.topRatedStories(app.db, request.query.limit),
+    async (request, reply) => sendJson(reply, lists.topRatedStories(app.db, request.query.limit)),
   );
 };

@@ -1,7 +1,7 @@
 /**
  * The story lists of spec 4.2: the paged list and its author and tag scopes, a series' stories,
  * recent and top-rated (orders in decisions.md, "Lists and pagination"). Each list picks its ids
- * first and then loads just those stories with their tags in one query each.
+ * first and then renders just those stories as JSON in one query (./present.ts).
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../errors.js';
@@ -9,52 +9,52 @@ import { findAuthorById } from '../authors/repository.js';
 import { findSeriesById } from '../series/repository.js';
 import { findTagByName } from '../tags/repository.js';
 import { nameKey } from '../lib/names.js';
-import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
-import type { PageOf } from '../schemas/common.js';
-import type { StoryDto, StoryListQuery } from '../schemas/story.js';
+import { pageWindow, sortDirection } from '../lib/pagination.js';
+import { jsonArray, jsonPage, type JsonBytes } from '../lib/json-bytes.js';
+import type { StoryListQuery } from '../schemas/story.js';
 import { countStories, seriesStoryIds, sortedStoryIds, topRatedStoryIds, type StoryScope } from './page-queries.js';
 import { presentStories } from './service.js';
 
 /** One page of the scope; `createdAt` is the default key and `desc` the default direction (spec 8). */
-function storyPage(db: Db, scope: StoryScope, query: StoryListQuery): PageOf<StoryDto> {
+function storyPage(db: Db, scope: StoryScope, query: StoryListQuery): JsonBytes {
   const sortBy = query.sortBy ?? 'createdAt';
   const direction = sortDirection(query.sortDir, 'desc');
   const total = countStories(db, scope);
   const window = pageWindow(query);
   const ids = window.offset < total ? sortedStoryIds(db, scope, sortBy, direction, window) : [];
-  return toPage(presentStories(db, ids), total, query);
+  return jsonPage(presentStories(db, ids), total, query);
 }
 
 /** `GET /api/stories`. */
-export function listStories(db: Db, query: StoryListQuery): PageOf<StoryDto> {
+export function listStories(db: Db, query: StoryListQuery): JsonBytes {
   return storyPage(db, { kind: 'all' }, query);
 }
 
 /** `GET /api/stories/author/{authorId}`: 404 when there is no such author. */
-export function listStoriesByAuthor(db: Db, authorId: string, query: StoryListQuery): PageOf<StoryDto> {
+export function listStoriesByAuthor(db: Db, authorId: string, query: StoryListQuery): JsonBytes {
   if (findAuthorById(db, authorId) === undefined) throw new NotFound(`Author not found with id: ${authorId}`);
   return storyPage(db, { kind: 'author', authorId }, query);
 }
 
 /** `GET /api/stories/tags/{tagName}`: the name matched case-insensitively after trimming; 404 when unknown. */
-export function listStoriesByTag(db: Db, tagName: string, query: StoryListQuery): PageOf<StoryDto> {
+export function listStoriesByTag(db: Db, tagName: string, query: StoryListQuery): JsonBytes {
   const tag = findTagByName(db, nameKey(tagName));
   if (tag === undefined) throw new NotFound(`Tag not found with name: ${tagName.trim()}`);
   return storyPage(db, { kind: 'tag', tagId: tag.id }, query);
 }
 
 /** `GET /api/stories/series/{seriesId}`: every story, by volume (unnumbered last); 404 when unknown. */
-export function listSeriesStories(db: Db, seriesId: string): StoryDto[] {
+export function listSeriesStories(db: Db, seriesId: string): JsonBytes {
   if (findSeriesById(db, seriesId) === undefined) throw new NotFound(`Series not found with id: ${seriesId}`);
-  return presentStories(db, seriesStoryIds(db, seriesId));
+  return jsonArray(presentStories(db, seriesStoryIds(db, seriesId)));
 }
 
 /** `GET /api/stories/recent`: newest first. */
-export function recentStories(db: Db, limit: number): StoryDto[] {
-  return presentStories(db, sortedStoryIds(db, { kind: 'all' }, 'createdAt', 'desc', { limit, offset: 0 }));
+export function recentStories(db: Db, limit: number): JsonBytes {
+  return jsonArray(presentStories(db, sortedStoryIds(db, { kind: 'all' }, 'createdAt', 'desc', { limit, offset: 0 })));
 }
 
 /** `GET /api/stories/top-rated`: rated stories only, best first, newer first among equals. */
-export function topRatedStories(db: Db, limit: number): StoryDto[] {
-  return presentStories(db, topRatedStoryIds(db, limit));
+export function topRatedStories(db: Db, limit: number): JsonBytes {
+  return jsonArray(presentStories(db, topRatedStoryIds(db, limit)));
 }

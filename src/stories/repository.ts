@@ -1,67 +1,48 @@
 /**
- * Drizzle queries for stories: loading whole stories (with author/series names and tags) by id,
- * and the writes. The sorted id pages of the lists live in `page-queries.ts`.
+ * Queries for stories: whole stories by id, rendered as their DTO's JSON (./present.ts), and the
+ * writes (Drizzle). The sorted id pages of the lists live in `page-queries.ts`.
  *
  * Reads take the database (not a transaction) so their statements are prepared once; services
  * read after their write transaction has committed. Writes take the open transaction.
  */
-import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/open.js';
 import type { DbOrTx, Tx } from '../db/transaction.js';
-import { authors, series, stories, storyTags, tags, type TagRow } from '../db/schema.js';
-import type { StoryWithNames } from './present.js';
+import { stories, storyTags } from '../db/schema.js';
+import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
+import { STORY_JSON_JOINS, STORY_JSON_SQL } from './present.js';
 import { prepared } from './statements.js';
 
 export type NewStory = typeof stories.$inferInsert;
 /** The columns a story update may set (never its id, seq or createdAt). */
 export type StoryPatch = Partial<Omit<NewStory, 'id' | 'seq' | 'createdAt'>>;
 
-/** `column IN (the ids of a JSON array)`: one bound parameter for any number of ids. */
-function inJsonIds(column: typeof stories.id | typeof storyTags.storyId) {
-  return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`;
-}
-
-const storyWithNamesColumns = { ...getTableColumns(stories), authorName: authors.name, seriesName: series.name };
-
-/** The stories with these ids, with author and series names, in the order of `ids`. */
-export function loadStories(db: Db, ids: readonly string[]): StoryWithNames[] {
+/** Each story's DTO as JSON, in the order of `ids` (missing ids skipped): one query for any count. */
+export function loadStoriesJson(db: Db, ids: readonly string[]): JsonBytes[] {
   if (ids.length === 0) return [];
-  const statement = prepared(db, 'storiesByIds', () =>
-    db
-      .select(storyWithNamesColumns)
-      .from(stories)
-      .leftJoin(authors, eq(authors.id, stories.authorId))
-      .leftJoin(series, eq(series.id, stories.seriesId))
-      .where(inJsonIds(stories.id))
-      .prepare(),
+  if (ids.length === 1) {
+    const one = loadStoryJson(db, ids[0] as string);
+    return one === undefined ? [] : [one];
+  }
+  const statement = prepared(db, 'storiesJsonByIds', () =>
+    db.$client
+      .prepare<[string], Buffer>(
+        `SELECT CAST(${STORY_JSON_SQL} AS BLOB)
+         FROM json_each(?) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}
+         ORDER BY wanted.key`,
+      )
+      .pluck(),
   );
-  const rows = statement.all({ ids: JSON.stringify(ids) });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return statement.all(JSON.stringify(ids)).map(asJsonBytes);
 }
 
-/**
- * The tags of every given story in ONE query (no query per story), each story's tags sorted
- * by name. Stories without tags map to nothing; callers default to `[]`.
- */
-export function loadTagsOf(db: Db, storyIds: readonly string[]): Map<string, TagRow[]> {
-  const byStory = new Map<string, TagRow[]>();
-  if (storyIds.length === 0) return byStory;
-  const statement = prepared(db, 'tagsByStoryIds', () =>
-    db
-      .select({ storyId: storyTags.storyId, ...getTableColumns(tags) })
-      .from(storyTags)
-      .innerJoin(tags, eq(tags.id, storyTags.tagId))
-      .where(inJsonIds(storyTags.storyId))
-      .orderBy(asc(tags.name), asc(tags.id))
-      .prepare(),
+/** One story's DTO as JSON, or undefined when there is no such story. */
+export function loadStoryJson(db: Db, id: string): JsonBytes | undefined {
+  const statement = prepared(db, 'storyJsonById', () =>
+    db.$client.prepare<[string], Buffer>(`SELECT CAST(${STORY_JSON_SQL} AS BLOB) FROM stories s ${STORY_JSON_JOINS} WHERE s.id = ?`).pluck(),
   );
-  for (const { storyId, ...tag } of statement.all({ ids: JSON.stringify(storyIds) })) {
-    const list = byStory.get(storyId);
-    if (list === undefined) byStory.set(storyId, [tag]);
-    else list.push(tag);
-  }
-  return byStory;
+  const json = statement.get(id);
+  return json === undefined ? undefined : asJsonBytes(json);
 }
 
 /**

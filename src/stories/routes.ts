@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sendJson } from '../lib/json-bytes.js';
 import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdateBody } from '../schemas/story.js';
 import { storyCoverRoutes } from './cover-routes.js';
@@ -20,7 +21,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stories/:id',
     { schema: { tags: TAGS, summary: 'Get a story', params: IdParams, response: { 200: StoryDto, ...errorResponses(400, 401, 404) } } },
-    async (request) => stories.getStory(app.db, request.params.id),
+    async (request, reply) => sendJson(reply, stories.getStory(app.db, request.params.id)),
   );
 
   app.post(
@@ -33,7 +34,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: StoryDto, ...errorResponses(400, 401, 413, 415) },
       },
     },
-    async (request, reply) => reply.code(201).send(await stories.createStory(app.db, app.images, request.body)),
+    async (request, reply) => sendJson(reply, await stories.createStory(app.db, app.images, request.body), 201),
   );
 
   app.put(
@@ -47,7 +48,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryDto, ...errorResponses(400, 401, 404, 413, 415) },
       },
     },
-    async (request) => stories.updateStory(app.db, app.images, request.params.id, request.body),
+    async (request, reply) => sendJson(reply, await stories.updateStory(app.db, app.images, request.params.id, request.body)),
   );
 
   app.delete(
@@ -77,7 +78,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryDto, ...errorResponses(400, 401, 404, 415) },
       },
     },
-    async (request) => stories.rateStory(app.db, request.params.id, request.body.rating),
+    async (request, reply) => sendJson(reply, stories.rateStory(app.db, request.params.id, request.body.rating)),
   );
 
   app.post(
@@ -90,7 +91,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryDto, ...errorResponses(400, 401, 404, 415) },
       },
     },
-    async (request) => stories.setStoryTag(app.db, request.params.id, request.params.tagId, true),
+    async (request, reply) => sendJson(reply, stories.setStoryTag(app.db, request.params.id, request.params.tagId, true)),
   );
 
   app.delete(
@@ -103,6 +104,6 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StoryDto, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => stories.setStoryTag(app.db, request.params.id, request.params.tagId, false),
+    async (request, reply) => sendJson(reply, stories.setStoryTag(app.db, request.params.id, request.params.tagId, false)),
   );
 };

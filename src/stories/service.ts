@@ -14,24 +14,23 @@ import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
 import { findOrCreateTags, findTagById } from '../tags/repository.js';
 import { tagNotFound } from '../tags/service.js';
 import { newId, nowIso } from '../lib/clock.js';
-import type { StoryCreateBody, StoryDto, StoryUpdateBody } from '../schemas/story.js';
+import type { JsonBytes } from '../lib/json-bytes.js';
+import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
 import { parseStoryBody, type LinkChoice, type StoryInput } from './input.js';
-import { presentStory } from './present.js';
 import * as repo from './repository.js';
 
 export function storyNotFound(id: string): NotFound {
   return new NotFound(`Story not found with id: ${id}`);
 }
 
-/** The stories with these ids as DTOs, in the order given: two queries whatever the count. */
-export function presentStories(db: Db, ids: readonly string[]): StoryDto[] {
-  const rows = repo.loadStories(db, ids);
-  const tags = repo.loadTagsOf(db, ids);
-  return rows.map((row) => presentStory(row, tags.get(row.id) ?? []));
+/** The stories with these ids as `StoryDto` JSON, in the order given: one query whatever the count. */
+export function presentStories(db: Db, ids: readonly string[]): JsonBytes[] {
+  return repo.loadStoriesJson(db, ids);
 }
 
-export function getStory(db: Db, id: string): StoryDto {
-  const story = presentStories(db, [id])[0];
+/** One story as `StoryDto` JSON; 404 when there is none. */
+export function getStory(db: Db, id: string): JsonBytes {
+  const story = repo.loadStoryJson(db, id);
   if (story === undefined) throw storyNotFound(id);
   return story;
 }
@@ -107,7 +106,7 @@ function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void
  * Spec 4.2 create: authorName/seriesName/tagNames are found case-insensitively or created;
  * `coverPath` must name an uploaded cover (400 otherwise).
  */
-export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<StoryDto> {
+export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<JsonBytes> {
   const input = parseStoryBody(body);
   const id = newId();
   const now = nowIso();
@@ -138,7 +137,7 @@ export async function createStory(db: Db, store: ImageStore, body: StoryCreateBo
  * Spec 4.2 update: partial; `null` clears; `tagNames` replaces the whole set; 404 when absent.
  * A `coverPath` that replaces or clears the cover releases the old file after the commit.
  */
-export async function updateStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<StoryDto> {
+export async function updateStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<JsonBytes> {
   const input = parseStoryBody(body);
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     const current = repo.findStoryStamp(tx, id);
@@ -151,7 +150,7 @@ export async function updateStory(db: Db, store: ImageStore, id: string, body: S
 }
 
 /** `POST /stories/{id}/rating`. */
-export function rateStory(db: Db, id: string, rating: number): StoryDto {
+export function rateStory(db: Db, id: string, rating: number): JsonBytes {
   writeTransaction(db, (tx) => {
     const current = repo.findStoryStamp(tx, id);
     if (current === undefined) throw storyNotFound(id);
@@ -164,7 +163,7 @@ export function rateStory(db: Db, id: string, rating: number): StoryDto {
  * Links or unlinks an existing tag. Unknown story or tag: 404. Adding a linked tag or removing
  * an unlinked one changes nothing (200); a real change bumps `updatedAt`.
  */
-export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean): StoryDto {
+export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean): JsonBytes {
   writeTransaction(db, (tx) => {
     const current = repo.findStoryStamp(tx, id);
     if (current === undefined) throw storyNotFound(id);
