@@ -1,10 +1,12 @@
 import t from 'tap';
+import { MAX_NESTING, nestsDeeperThan, sanitizeStoryHtml } from '../../src/lib/html/sanitize.js';
+import { deriveStoryText } from '../../src/lib/html/story-text.js';
 import { countWords } from '../../src/lib/html/word-count.js';
 
 /**
- * Found by the hostile sweep's huge bodies: counting words took time quadratic in the length of
- * one paragraph (Intl.Segmenter), with the event loop blocked: a 100,000-word paragraph took
- * minutes.
+ * Found by the hostile sweep's huge bodies: deriving a story's text took time quadratic in the
+ * length of one paragraph (Intl.Segmenter) and in the nesting depth (htmlparser2), with the event
+ * loop blocked: a 100,000-word paragraph took minutes, 200,000 nested <b> about 25 s.
  */
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -36,4 +38,46 @@ t.test('a paragraph of 200,000 words is counted exactly and fast', async (t) => 
   const { value, ms } = timed(() => countWords('word '.repeat(200_000)));
   t.equal(value, 200_000);
   t.ok(ms < 2000, `${Math.round(ms)} ms`);
+});
+
+t.test('nesting: real documents pass, absurd depth is caught by a linear scan', async (t) => {
+  t.notOk(nestsDeeperThan('<p>a<p>b'.repeat(20_000), MAX_NESTING), 'unclosed paragraphs do not deepen');
+  t.notOk(nestsDeeperThan(`<ul>${'<li>x'.repeat(20_000)}</ul>`, MAX_NESTING), 'nor list items');
+  t.notOk(nestsDeeperThan('<div><b>x</b><br><img src="a"></div>'.repeat(20_000), MAX_NESTING), 'closed and void elements');
+  t.notOk(nestsDeeperThan('<b>'.repeat(MAX_NESTING), MAX_NESTING), 'exactly the limit');
+  t.ok(nestsDeeperThan('<b>'.repeat(MAX_NESTING + 1), MAX_NESTING), 'one more');
+  t.ok(nestsDeeperThan('<ul><li>'.repeat(MAX_NESTING + 1), MAX_NESTING), 'nested lists');
+  t.notOk(nestsDeeperThan(`<a${' href=x'.repeat(100_000)}`, MAX_NESTING), 'an unterminated tag');
+  const scan = timed(() => nestsDeeperThan('<a<a'.repeat(500_000), MAX_NESTING));
+  t.ok(scan.ms < 1000, `a megabyte of tag starts without '>' scans in ${Math.round(scan.ms)} ms`);
+});
+
+t.test('a document nested too deep keeps its text, loses its markup, and costs little', async (t) => {
+  const deep = `${'<b><i>'.repeat(100_000)}kept <script>alert(1)</script> text`;
+  const { value, ms } = timed(() => deriveStoryText(deep));
+  t.ok(ms < 2000, `${Math.round(ms)} ms`);
+  t.notMatch(value.contentHtml ?? '', /<|alert/);
+  t.equal(value.contentPlain, 'kept text');
+  t.equal(sanitizeStoryHtml('<b>'.repeat(MAX_NESTING) + 'x'), '<b>'.repeat(MAX_NESTING) + 'x' + '</b>'.repeat(MAX_NESTING), 'at the limit markup stays');
+});
+
+t.test('hostile bodies of a few megabytes derive in bounded time', async (t) => {
+  const bodies: Record<string, string> = {
+    'one paragraph of 300,000 words': `<p>${'word '.repeat(300_000)}</p>`,
+    'a megabyte of <': '<'.repeat(1_000_000),
+    'half a million entities': '&amp;'.repeat(500_000),
+    '300,000 nested divs': '<div>'.repeat(300_000),
+  };
+  for (const [label, html] of Object.entries(bodies)) {
+    const { ms } = timed(() => deriveStoryText(html));
+    t.ok(ms < 5000, `${label}: ${Math.round(ms)} ms`);
+  }
+});
+
+t.test('past the limit, script and style go with their content, closed or not', async (t) => {
+  const deep = '<b>'.repeat(MAX_NESTING + 1);
+  t.equal(deriveStoryText(`${deep}a<SCRIPT type="x">evil()</script >b<style>p{}</style>c`).contentPlain, 'abc', 'as sanitize-html drops them: no gap');
+  t.equal(deriveStoryText(`${deep}a<script>never closed <b>x</b>`).contentPlain, 'a');
+  const many = timed(() => deriveStoryText(`${deep}${'<script>'.repeat(200_000)}`));
+  t.ok(many.ms < 2000, `200,000 unclosed scripts: ${Math.round(many.ms)} ms`);
 });

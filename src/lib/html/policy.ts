@@ -47,4 +47,5 @@ export const SANITIZATION_DESCRIPTION =
   'noscript and template, which go with their content; form and its controls never survive. Attributes not listed for a tag (or for "*", every tag) are removed. Links keep ' +
   'only http, https and mailto URLs (relative links are kept) and get rel="noopener noreferrer ' +
   'nofollow"; images keep only http and https URLs and this service\'s own /api/files/images/ paths. ' +
-  'Inline styles keep only the listed CSS properties.';
+  'Inline styles keep only the listed CSS properties. A document whose elements nest more than ' +
+  '10,000 levels deep keeps only its text.';

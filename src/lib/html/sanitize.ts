@@ -36,7 +36,88 @@ const OPTIONS: sanitizeHtml.IOptions = {
   exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
 };
 
-/** Sanitizes story HTML with the one policy (decisions.md, "Story HTML"): never rejects, only strips. */
+/**
+ * How deep elements may nest before a document is treated as hostile. The HTML parser under the
+ * sanitizer (htmlparser2) keeps its open elements in an array it shifts at the front, so its cost
+ * grows with the square of the nesting depth: 100,000 nested `<b>` (300 KB) took 4 s, and a
+ * body of a few MB would have blocked the service for hours. Real stories nest a few dozen
+ * levels; sloppy HTML that never closes its `<font>` or `<div>` stays far below this.
+ */
+export const MAX_NESTING = 10_000;
+
+/**
+ * Elements that never deepen the parser's stack for long: void elements, and those whose start
+ * tag closes an open one of their kind (`<p>a<p>b`, `<li>`, table cells and rows...).
+ */
+const FLAT_ELEMENTS = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'caption', 'colgroup', 'option', 'optgroup', 'rb', 'rt', 'rp', 'rtc',
+]);
+
+function isNameChar(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x3a;
+}
+
+/**
+ * True when the document opens more than `limit` elements inside one another, by a linear scan
+ * that never under-counts what the parser will keep open: every start tag of a non-flat element
+ * deepens, every end tag undoes one. (Tags inside comments or scripts count too; that only errs
+ * towards "too deep".)
+ */
+export function nestsDeeperThan(html: string, limit: number): boolean {
+  let depth = 0;
+  let nextGt = -1;
+  for (let lt = html.indexOf('<'); lt !== -1; lt = html.indexOf('<', lt + 1)) {
+    let at = lt + 1;
+    const closing = html.charCodeAt(at) === 0x2f;
+    if (closing) at += 1;
+    const nameStart = at;
+    while (at < html.length && isNameChar(html.charCodeAt(at))) at += 1;
+    const first = html.charCodeAt(nameStart) | 0x20;
+    if (at === nameStart || first < 0x61 || first > 0x7a) continue;
+    if (nextGt < at) {
+      nextGt = html.indexOf('>', at);
+      if (nextGt === -1) return false; // no tag is complete from here on
+    }
+    if (FLAT_ELEMENTS.has(html.slice(nameStart, at).toLowerCase())) continue;
+    if (closing) depth = Math.max(0, depth - 1);
+    else if (html.charCodeAt(nextGt - 1) !== 0x2f) {
+      depth += 1;
+      if (depth > limit) return true;
+    }
+  }
+  return false;
+}
+
+const DROPPED_OPENING = new RegExp(`<(${policy.droppedWithContent.join('|')})\\b`, 'gi');
+
+/**
+ * The document without the elements that go with their content (script, style...): each from
+ * its start tag to its end tag, or to the end when it is never closed. Linear: every search
+ * starts where the last one stopped.
+ */
+function withoutDroppedElements(html: string): string {
+  let kept = '';
+  let from = 0;
+  DROPPED_OPENING.lastIndex = 0;
+  for (let opening = DROPPED_OPENING.exec(html); opening !== null; opening = DROPPED_OPENING.exec(html)) {
+    kept += html.slice(from, opening.index);
+    const closing = new RegExp(`</${opening[1] as string}\\s*>`, 'gi');
+    closing.lastIndex = DROPPED_OPENING.lastIndex;
+    if (closing.exec(html) === null) return kept;
+    from = closing.lastIndex;
+    DROPPED_OPENING.lastIndex = from;
+  }
+  return kept + html.slice(from);
+}
+
+/**
+ * Sanitizes story HTML with the one policy (decisions.md, "Story HTML"): never rejects, only
+ * strips. A document nested deeper than {@link MAX_NESTING} elements keeps its text and loses all
+ * its markup (dropped elements and then every tag cut out by linear scans before the sanitizer
+ * sees it), so no body can stall the service.
+ */
 export function sanitizeStoryHtml(html: string): string {
+  if (nestsDeeperThan(html, MAX_NESTING)) return sanitizeHtml(withoutDroppedElements(html).replace(/<[^<>]*>/g, ' '), OPTIONS);
   return sanitizeHtml(html, OPTIONS);
 }
