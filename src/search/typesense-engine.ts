@@ -202,7 +202,11 @@ export class TypesenseSearchEngine implements SearchEngine {
     try {
       await this.gateway.check(this.alias('stories'));
       this.markReachable();
-      const serving = this.servesQueries() ? 'searches go to it' : 'searches use the embedded engine until it has caught up';
+      const serving = this.servesQueries()
+        ? 'searches go to it'
+        : this.ready
+          ? 'searches use the embedded engine until it has caught up'
+          : 'its collections are being prepared; searches use the embedded engine meanwhile';
       return { status: 'healthy', message: `Typesense (${nodes}) is available; ${serving}`, engine: this.kind, pendingChanges };
     } catch (error) {
       this.markUnreachable(error);
