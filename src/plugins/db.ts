@@ -1,5 +1,6 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
+import { startCheckpointer } from '../db/checkpoints.js';
 import { migrateSafely } from '../db/migrate.js';
 import { closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../db/open.js';
 
@@ -16,20 +17,25 @@ export interface DbPluginOptions {
 
 /**
  * Opens `DATA_DIR/library.db`, applies pending migrations (backing a non-empty library up
- * first), and closes it (checkpointing the WAL) when the app closes, after every other
- * plugin's onClose has run.
+ * first), checkpoints its WAL from a worker thread (src/db/checkpoints.ts), and closes it
+ * (checkpointing the WAL) when the app closes, after every other plugin's onClose has run.
  */
 export const dbPlugin = fp<DbPluginOptions>(
   async (app, { dataDir }) => {
-    const db = openDatabase(path.join(dataDir, DATABASE_FILE_NAME));
+    const file = path.join(dataDir, DATABASE_FILE_NAME);
+    const db = openDatabase(file);
     try {
       await migrateSafely(db, dataDir, app.log);
     } catch (error) {
       closeDatabase(db);
       throw error;
     }
+    const checkpointer = startCheckpointer(db, file, app.log);
     app.decorate('db', db);
-    app.addHook('onClose', async () => closeDatabase(db));
+    app.addHook('onClose', async () => {
+      await checkpointer.stop();
+      closeDatabase(db);
+    });
   },
   { name: 'storyshelf-db', fastify: '5.x' },
 );

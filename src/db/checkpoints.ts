@@ -1,0 +1,123 @@
+/**
+ * WAL checkpoints off the event loop.
+ *
+ * SQLite's automatic checkpoint runs inside the commit that crosses 1,000 WAL pages, on the
+ * connection that committed: it copies those pages into the database file and fsyncs it, and
+ * with better-sqlite3 that blocks the whole event loop. A story create writes ~90 pages (row,
+ * indexes, search documents, suggestions), so a checkpoint came every ~11 creates and took ~4 ms
+ * per create on average, every other request waiting behind it (docs/performance.md).
+ *
+ * Instead, a worker thread with its own connection runs `wal_checkpoint(PASSIVE)` every
+ * {@link CHECKPOINT_INTERVAL_MS}: it copies what has been committed without ever waiting for the
+ * main connection, which stops checkpointing itself. A passive checkpoint cannot let the WAL
+ * start over while writes keep coming, so once the file passes {@link RESTART_WAL_BYTES} the
+ * worker runs a RESTART checkpoint (it briefly waits for the writer, then the next write starts
+ * the WAL from the beginning; `journal_size_limit` then trims the file). Durability is SQLite's
+ * own: the same checkpoints, only run from another thread.
+ *
+ * If the worker cannot start or dies, the main connection goes back to checkpointing itself.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Db } from './open.js';
+
+export const CHECKPOINT_INTERVAL_MS = 200;
+export const RESTART_WAL_BYTES = 128 * 1024 * 1024;
+/** The WAL is trimmed to this size when it starts over (SQLite's `journal_size_limit`). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+const STOP_TIMEOUT_MS = 5_000;
+
+/** The worker: CommonJS evaluated as is, so it runs the same from `src/` (tsx) and `dist/`. */
+const WORKER_SOURCE = `
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+let timer;
+let stopped = false;
+function walBytes() {
+  try { return fs.statSync(workerData.file + '-wal').size; } catch { return 0; }
+}
+function tick() {
+  if (stopped) return;
+  try {
+    db.pragma(walBytes() > workerData.restartBytes ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
+  } catch (error) {
+    parentPort.postMessage({ warning: String(error && error.message || error) });
+  }
+  timer = setTimeout(tick, workerData.intervalMs);
+}
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  stopped = true;
+  clearTimeout(timer);
+  db.close();
+  parentPort.postMessage({ stopped: true });
+  parentPort.close();
+});
+parentPort.postMessage({ started: true });
+timer = setTimeout(tick, workerData.intervalMs);
+`;
+
+export interface CheckpointLog {
+  warn(details: object, message: string): void;
+}
+
+export interface Checkpointer {
+  /** Stops the worker and closes its connection (the main connection checkpoints itself again). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts checkpointing `file` (the database `db` is open on) from a worker thread, and turns the
+ * main connection's automatic checkpoints off while the worker runs.
+ */
+export function startCheckpointer(
+  db: Db,
+  file: string,
+  log: CheckpointLog,
+  { intervalMs = CHECKPOINT_INTERVAL_MS, restartBytes = RESTART_WAL_BYTES }: { intervalMs?: number; restartBytes?: number } = {},
+): Checkpointer {
+  const client = db.$client;
+  client.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  const selfCheckpoint = () => {
+    if (client.open) client.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+  };
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs, restartBytes },
+      // Its own small heap: it only ever runs one pragma.
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
+    });
+  } catch (error) {
+    log.warn({ err: error }, 'could not start the WAL checkpoint worker; checkpointing on the main thread');
+    return { stop: async () => undefined };
+  }
+  client.pragma('wal_autocheckpoint = 0');
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('message', (message: { warning?: string }) => {
+    if (message.warning !== undefined) log.warn({ error: message.warning }, 'a background WAL checkpoint failed');
+  });
+  worker.on('error', (error) => log.warn({ err: error }, 'the WAL checkpoint worker failed; checkpointing on the main thread'));
+  void exited.then(() => {
+    if (!stopping) selfCheckpoint();
+  });
+  // Never keeps the process alive on its own.
+  worker.unref();
+  return {
+    stop: async () => {
+      if (stopping) return exited;
+      stopping = true;
+      selfCheckpoint();
+      worker.postMessage('stop');
+      const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
