@@ -21,7 +21,7 @@ function storyPage(db: Db, scope: StoryScope, query: StoryListQuery): JsonBytes 
   const direction = sortDirection(query.sortDir, 'desc');
   const total = countStories(db, scope);
   const window = pageWindow(query);
-  const ids = window.offset < total ? sortedStoryIds(db, scope, sortBy, direction, window) : [];
+  const ids = window.offset < total ? sortedStoryIds(db, scope, sortBy, direction, window, total) : [];
   return jsonPage(presentStories(db, ids), total, query);
 }
 

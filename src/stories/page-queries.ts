@@ -2,8 +2,10 @@
  * The ordered id lists behind every story list (spec 4.2, decisions.md "Lists and pagination").
  *
  * Lists are a deferred join: these queries pick only the page's ids from an index with
- * ORDER BY/LIMIT/OFFSET, and `loadStories` then reads those few rows with their names
- * (PERFORMANCE-NOTES.md: 2-7 ms instead of 300-470 ms at 100k stories).
+ * ORDER BY/LIMIT/OFFSET, and `loadStoriesJson` then renders those few rows
+ * (PERFORMANCE-NOTES.md: 2-7 ms instead of 300-470 ms at 100k stories). A page in the back half
+ * of a list is read from the list's far end in the opposite order, so no page walks more than
+ * half the index: the last page costs what the first does.
  *
  * Nulls sort last in both directions. Rather than `ORDER BY x IS NULL, x` (which no index can
  * serve), a nullable key is paged in two index-friendly parts: the rows that have a value,
@@ -189,7 +191,15 @@ export function sortedStoryIds(
   sortBy: StorySortKey,
   direction: SortDirection,
   window: { limit: number; offset: number },
+  total?: number,
 ): string[] {
+  const grouped = scope.kind === 'all' && (sortBy === 'authorName' || sortBy === 'seriesName');
+  if (total === undefined || grouped || window.offset + window.limit <= total / 2) return forwardStoryIds(db, scope, sortBy, direction, window);
+  return nearerEndStoryIds(db, scope, sortBy, direction, window, total);
+}
+
+/** Walks the order from its start to the window. */
+function forwardStoryIds(db: Db, scope: StoryScope, sortBy: StorySortKey, direction: SortDirection, window: { limit: number; offset: number }): string[] {
   const id = scopeId(scope);
   const ids = valuedStoryIds(db, scope, sortBy, direction, window);
   const nullWhen = SORTS[sortBy].nullWhen;
@@ -203,6 +213,38 @@ export function sortedStoryIds(
     offset: Math.max(0, window.offset - valued),
   });
   return [...ids, ...rest.map((row) => row.id)];
+}
+
+/**
+ * A window in the back half of the order: each part (the rows with a value, then those without)
+ * is read from whichever of its ends is nearer, the far end in the opposite order reversed, so
+ * the last page costs what the first does instead of an OFFSET walk over the whole index.
+ */
+function nearerEndStoryIds(
+  db: Db,
+  scope: StoryScope,
+  sortBy: StorySortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+  total: number,
+): string[] {
+  const id = scopeId(scope);
+  const nullable = SORTS[sortBy].nullWhen !== undefined;
+  const valued = nullable ? (countStatement(db, scope.kind, sortBy).get({ scopeId: id })?.total ?? 0) : total;
+  const opposite: SortDirection = direction === 'asc' ? 'desc' : 'asc';
+  const part = (which: Part, size: number, offset: number, limit: number): string[] => {
+    const take = Math.min(limit, size - offset);
+    if (take <= 0) return [];
+    const statement = (dir: SortDirection) => idPageStatement(db, scope.kind, sortBy, dir, which);
+    if (offset <= size / 2) return statement(direction).all({ scopeId: id, limit: take, offset }).map((row) => row.id);
+    return statement(opposite)
+      .all({ scopeId: id, limit: take, offset: size - offset - take })
+      .map((row) => row.id)
+      .reverse();
+  };
+  const ids = part('valued', valued, window.offset, window.limit);
+  if (!nullable || ids.length === window.limit) return ids;
+  return [...ids, ...part('unvalued', total - valued, Math.max(0, window.offset - valued), window.limit - ids.length)];
 }
 
 /** How many stories the scope has (an index count: cheap even at 100k). */
