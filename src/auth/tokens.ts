@@ -25,10 +25,14 @@ export class RevokedTokens {
   /** Remembers `jti` until `expiresAt` (unix seconds), after which the token is dead anyway. */
   add(jti: string, expiresAt: number): void {
     const nowSeconds = Math.floor(Date.now() / 1000);
-    this.db.transaction((tx) => {
-      tx.delete(revokedTokens).where(lt(revokedTokens.expiresAt, nowSeconds)).run();
-      tx.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing().run();
-    });
+    // Immediate, like every write (src/db/transaction.ts): the lock is waited for, never refused.
+    this.db.transaction(
+      (tx) => {
+        tx.delete(revokedTokens).where(lt(revokedTokens.expiresAt, nowSeconds)).run();
+        tx.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing().run();
+      },
+      { behavior: 'immediate' },
+    );
     for (const [key, expiry] of this.revoked) if (expiry < nowSeconds) this.revoked.delete(key);
     this.revoked.set(jti, expiresAt);
   }
