@@ -52,9 +52,13 @@ t.test('a mixed load for a while: memory settles, nothing is logged as an error'
     shared.push(res.body.id);
   }
 
+  let died: string | undefined;
+  void server.exited.then((code) => (died = `the server exited (${String(code)}) during the load:\n${server.output().slice(-6000)}`));
   const samples: Array<{ at: number; kib: number }> = [];
   const started = Date.now();
-  const sampler = setInterval(() => samples.push({ at: Date.now() - started, kib: rssKiB(pid) }), 250);
+  const sampler = setInterval(() => {
+    if (died === undefined) samples.push({ at: Date.now() - started, kib: rssKiB(pid) });
+  }, 250);
   const counts = { requests: 0, writes: 0 };
   const unexpected: string[] = [];
   const check = (label: string, res: ApiResponse, allowed: number[]) => {
@@ -66,7 +70,7 @@ t.test('a mixed load for a while: memory settles, nothing is logged as an error'
   const client = async (index: number) => {
     const random = new Random(rng.int(2 ** 32));
     const own: string[] = [];
-    for (let n = 0; Date.now() - started < DURATION_MS; n += 1) {
+    for (let n = 0; Date.now() - started < DURATION_MS && died === undefined; n += 1) {
       const word = random.pick(WORDS);
       const op = random.weighted<string>([[14, 'list'], [10, 'get'], [10, 'search'], [4, 'suggest'], [6, 'lists'], [3, 'image'], [12, 'create'], [8, 'update'], [5, 'rate'], [4, 'tag'], [3, 'cover']]);
       const anyId = random.pick(own.length > 0 && random.chance(0.5) ? own : shared);
@@ -97,8 +101,15 @@ t.test('a mixed load for a while: memory settles, nothing is logged as an error'
       }
     }
   };
-  await Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(index)));
+  await Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(index).catch((error: unknown) => {
+    if (died === undefined) throw error;
+  })));
   clearInterval(sampler);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  if (died !== undefined) {
+    t.fail(died);
+    return;
+  }
   const elapsed = Date.now() - started;
 
   const judged = samples.filter((sample) => sample.at >= DURATION_MS * 0.2);
