@@ -1,6 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import fastifyHelmet from '@fastify/helmet';
 import type { Config } from './config.js';
 import { registerErrorHandling, renderFrameworkError } from './errors.js';
 import { validatorCompiler } from './validation.js';
@@ -9,6 +8,7 @@ import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
 import { searchPlugin } from './plugins/search.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { apiRoutes, healthRoutes } from './routes.js';
 
 /**
@@ -17,7 +17,6 @@ import { apiRoutes, healthRoutes } from './routes.js';
  * HSTS is left to the TLS-terminating proxy: on plain HTTP at home it would do nothing but harm.
  */
 const SECURITY_HEADERS = {
-  global: true,
   contentSecurityPolicy: {
     useDefaults: false,
     directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
@@ -69,7 +68,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
-  await app.register(fastifyHelmet, SECURITY_HEADERS);
+  await app.register(securityHeadersPlugin, SECURITY_HEADERS);
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
   await app.register(searchPlugin);
