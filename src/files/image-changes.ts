@@ -18,7 +18,7 @@ import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
 import type { ImageKind } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
-import { countImageReferences } from './repository.js';
+import { countImageReferences, referencedImagePaths } from './repository.js';
 
 /** What a write reports back: its result and the image paths it stopped referencing. */
 export interface ImageWrite<T> {
@@ -82,7 +82,8 @@ export async function commitImageChange<T>(db: Db, store: ImageStore, change: Im
  * a crash between a file change and its commit leaves behind.
  */
 export async function sweepUnreferencedImages(db: Db, store: ImageStore, log: { warn(details: object, message: string): void }): Promise<void> {
-  const trashed = await store.sweepUnreferenced((relPath) => countImageReferences(db, relPath) > 0);
+  const referenced = referencedImagePaths(db);
+  const trashed = await store.sweepUnreferenced((relPath) => referenced.has(relPath));
   if (trashed.length > 0) log.warn({ images: trashed }, 'moved images that nothing names to the trash (left by an interrupted change)');
 }
 

@@ -1,4 +1,4 @@
-import { count, eq } from 'drizzle-orm';
+import { count, eq, isNotNull } from 'drizzle-orm';
 import { authors, stories } from '../db/schema.js';
 import type { DbOrTx } from '../db/transaction.js';
 import { nowIso } from '../lib/clock.js';
@@ -23,4 +23,14 @@ export function countImageReferences(db: DbOrTx, relPath: string): number {
   const covers = db.select({ n: count() }).from(stories).where(eq(stories.coverPath, relPath)).get()?.n ?? 0;
   const avatars = db.select({ n: count() }).from(authors).where(eq(authors.avatarImagePath, relPath)).get()?.n ?? 0;
   return covers + avatars;
+}
+
+/**
+ * Every path some story or author references, in one read of the two indexes (the startup
+ * sweep asks about each stored image: one query each was ~0.1-0.25 s at 100k stories).
+ */
+export function referencedImagePaths(db: DbOrTx): Set<string> {
+  const covers = db.select({ path: stories.coverPath }).from(stories).where(isNotNull(stories.coverPath)).all();
+  const avatars = db.select({ path: authors.avatarImagePath }).from(authors).where(isNotNull(authors.avatarImagePath)).all();
+  return new Set([...covers, ...avatars].map((row) => row.path as string));
 }

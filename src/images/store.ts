@@ -321,10 +321,12 @@ export class ImageStore {
         if (!(await exists(path.join(this.root, kind, name), true)) || isReferenced(relPath)) await this.clearUnattached(relPath);
         else waiting.add(name);
       }
-      for (const name of await fsp.readdir(path.join(this.root, kind))) {
+      for (const entry of await fsp.readdir(path.join(this.root, kind), { withFileTypes: true })) {
+        const name = entry.name;
         const relPath = `${kind}/${name}`;
         try {
-          if (waiting.has(name) || (await fsp.lstat(path.join(this.root, kind, name))).isDirectory() || isReferenced(relPath)) continue;
+          // The entry's own type, as lstat would give it (a symlink is not a directory here).
+          if (waiting.has(name) || entry.isDirectory() || isReferenced(relPath)) continue;
           if (adopting) {
             await fsp.writeFile(path.join(this.root, UNATTACHED_DIR, kind, name), '');
             continue;
