@@ -1,7 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import { registerErrorHandling, renderFrameworkError } from './errors.js';
+import { registerErrorHandling, renderClientError, renderFrameworkError } from './errors.js';
+import { cachedSerializerFactory } from './serialization.js';
 import { validatorCompiler } from './validation.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
@@ -61,6 +62,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors: renderFrameworkError,
+    // Malformed HTTP (bad framing, oversized headers) is answered in the same {error} shape.
+    clientErrorHandler: renderClientError,
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
