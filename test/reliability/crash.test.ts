@@ -32,7 +32,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { tempDataDir } from '../helpers/app.js';
 import * as img from '../helpers/images.js';
-import { ApiClient, errorLogLines, filesIn, inspectDatabase, Random, sized, testSeed } from '../helpers/reliability.js';
+import { ApiClient, errorLogLines, filesIn, inspectDatabase, Random, sized, stopCleanly, testSeed } from '../helpers/reliability.js';
 import { login, startServer, type ServerProcess } from '../helpers/server-process.js';
 
 const PASSWORD = 'crash test password';
@@ -375,10 +375,7 @@ t.test('kill -9 under write load loses no acknowledged write and leaves nothing 
     if (t.counts.fail > 0) break;
   }
 
-  server.child.kill('SIGTERM');
-  const code = await server.exited;
-  t.equal(code, 0, 'a final graceful stop exits 0');
-  if (code !== 0) t.comment(server.output().slice(-4000));
+  await stopCleanly(t, server);
   const report = inspectDatabase(dataDir);
   t.equal(report.integrity, 'ok', 'integrity_check with the server stopped');
 });

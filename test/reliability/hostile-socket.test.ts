@@ -17,7 +17,7 @@ import { tempDataDir } from '../helpers/app.js';
 import { createCanary, judge, snapshotCanary, type Answer, type Send } from '../helpers/hostile.js';
 import * as img from '../helpers/images.js';
 import { multipart } from '../helpers/multipart.js';
-import { errorLogLines, filesIn, Random, strayOutputLines, testSeed } from '../helpers/reliability.js';
+import { errorLogLines, filesIn, Random, stopCleanly, strayOutputLines, testSeed } from '../helpers/reliability.js';
 import { login, startServer } from '../helpers/server-process.js';
 
 const PASSWORD = 'hostile socket password';
@@ -228,8 +228,7 @@ t.test('hostile bytes over real sockets: the server answers in shape or drops, a
   const health = await fetch(`${server.origin}/healthz`);
   t.equal(health.status, 200, 'the server is up');
   await health.arrayBuffer();
-  server.child.kill('SIGTERM');
-  t.equal(await server.exited, 0, 'and stops cleanly');
-  t.same(errorLogLines(server.output()), [], 'nothing was logged as an error');
+  const known = await stopCleanly(t, server);
+  t.same(errorLogLines(server.output(), known), [], 'nothing was logged as an error');
   t.same(strayOutputLines(server.output()), [], 'nothing but log lines on stdout and stderr');
 });

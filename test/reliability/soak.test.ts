@@ -20,7 +20,7 @@ import path from 'node:path';
 import t from 'tap';
 import { tempDataDir } from '../helpers/app.js';
 import * as img from '../helpers/images.js';
-import { ApiClient, errorLogLines, inspectDatabase, Random, rssKiB, sized, testSeed, type ApiResponse } from '../helpers/reliability.js';
+import { ApiClient, errorLogLines, inspectDatabase, Random, rssKiB, sized, stopCleanly, testSeed, type ApiResponse } from '../helpers/reliability.js';
 import { RESTART_WAL_BYTES } from '../../src/db/checkpoints.js';
 import { login, startServer } from '../helpers/server-process.js';
 
@@ -154,7 +154,6 @@ t.test('a mixed load for a while: memory settles, nothing is logged as an error'
   const all = await api.get('/api/stories/search?query=*&size=1');
   t.equal(all.body.totalHits, report.stories, 'search counts every story');
 
-  server.child.kill('SIGTERM');
-  t.equal(await server.exited, 0, 'stops cleanly');
-  t.same(errorLogLines(server.output()), [], 'nothing was logged at error level or above');
+  const known = await stopCleanly(t, server);
+  t.same(errorLogLines(server.output(), known), [], 'nothing was logged at error level or above');
 });
