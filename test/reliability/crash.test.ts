@@ -1,7 +1,7 @@
 /**
  * Crash safety (issue 7, part 1): a few clients write to the real server process (creates that
  * name new and existing authors, series and tags, updates, ratings, tag links, deletes, cover
- * uploads and removals); the process is killed with SIGKILL at a seeded random moment and
+ * uploads and removals, avatars); the process is killed with SIGKILL at a seeded random moment and
  * restarted on the same data folder; then everything is checked against a client-side model.
  *
  * The contract checked after every restart:
@@ -113,7 +113,10 @@ type Pending =
   | { kind: 'cover'; id: string }
   | { kind: 'uncover'; id: string }
   /** An upload through /api/files/upload/cover, attached later by an update's `coverPath`. */
-  | { kind: 'upload' };
+  | { kind: 'upload' }
+  /** The client's own author (no story names it), created once, then given avatars. */
+  | { kind: 'author'; name: string }
+  | { kind: 'avatar'; id: string };
 
 /** What the whole run knows: the acknowledged state of every story, and a few facts about names. */
 class Model {
@@ -135,6 +138,8 @@ class Client {
   readonly own: string[] = [];
   /** Answered uploads through /api/files/upload/cover this client has not attached yet. */
   readonly unattached = new Set<string>();
+  /** The client's own author, and its avatar as last acknowledged. */
+  author: { id: string; name: string; avatar: string | null } | undefined;
   pending: Pending | undefined;
   counter = 0;
   /** Set on a failure that is not explained by the kill. */
@@ -234,12 +239,13 @@ async function runClient(client: Client, api: ApiClient, model: Model, round: nu
     const mine = client.own.filter((id) => model.stories.has(id));
     const target = mine.length === 0 ? undefined : model.stories.get(rng.pick(mine));
     const kind = target === undefined ? 'create' : rng.weighted<Pending['kind'] | 'attach'>([
-      [30, 'create'], [18, 'update'], [8, 'rate'], [12, 'tag'], [7, 'delete'], [16, 'cover'], [3, 'uncover'], [4, 'upload'], [4, 'attach'],
+      [30, 'create'], [18, 'update'], [8, 'rate'], [12, 'tag'], [7, 'delete'], [16, 'cover'], [3, 'uncover'], [4, 'upload'], [4, 'attach'], [5, 'avatar'],
     ]);
     let pending: Pending;
     if (kind === 'create' || target === undefined) pending = createBody(client, model, round);
     else if (kind === 'update') pending = updateBody(client, target);
     else if (kind === 'upload') pending = { kind };
+    else if (kind === 'avatar') pending = client.author === undefined ? { kind: 'author', name: `Avatar owner ${client.index} ${rng.letters(10)}` } : { kind, id: client.author.id };
     else if (kind === 'attach') {
       if (client.unattached.size === 0) continue;
       pending = { kind: 'update', id: target.state.id, body: { coverPath: rng.pick([...client.unattached]) }, word: target.word };
@@ -262,7 +268,7 @@ async function runClient(client: Client, api: ApiClient, model: Model, round: nu
       return;
     }
     client.pending = undefined;
-    const expected = pending.kind === 'create' ? 201 : 200;
+    const expected = pending.kind === 'create' || pending.kind === 'author' ? 201 : 200;
     if (res.status !== expected) {
       client.problems.push(`${pending.kind} answered ${res.status} ${res.text.slice(0, 300)}`);
       continue;
@@ -291,6 +297,10 @@ function send(api: ApiClient, model: Model, pending: Pending, rng: Random) {
       return api.request('DELETE', `/api/stories/${pending.id}/cover`);
     case 'upload':
       return api.upload('POST', '/api/files/upload/cover', [{ name: 'file', data: coverImage(rng), filename: 'cover.bin' }]);
+    case 'author':
+      return api.json('POST', '/api/authors', { name: pending.name });
+    case 'avatar':
+      return api.upload('POST', `/api/authors/${pending.id}/avatar`, [{ name: 'file', data: coverImage(rng), filename: 'avatar.bin' }]);
   }
 }
 
@@ -307,6 +317,12 @@ function applyAnswer(client: Client, model: Model, pending: Pending, body: any):
       return;
     case 'upload':
       client.unattached.add(body.path);
+      return;
+    case 'author':
+      client.author = { id: body.id, name: body.name, avatar: null };
+      return;
+    case 'avatar':
+      (client.author as NonNullable<Client['author']>).avatar = body.avatarPath;
       return;
     case 'rate':
     case 'tag':
@@ -360,7 +376,7 @@ t.test('kill -9 under write load loses no acknowledged write and leaves nothing 
     t.equal((await again.get('/api/auth/verify')).status, 200, 'the token survives the crash');
 
     const inFlight = clients.flatMap((client) => (client.pending === undefined ? [] : [client.pending]));
-    incomingAllowance += inFlight.filter((pending) => pending.kind === 'cover' || pending.kind === 'upload').length;
+    incomingAllowance += inFlight.filter((pending) => pending.kind === 'cover' || pending.kind === 'upload' || pending.kind === 'avatar').length;
     unnamedUploadAllowance += inFlight.filter((pending) => pending.kind === 'upload').length;
     for (const client of clients) {
       t.same(client.problems, [], `round ${round}: client ${client.index} saw only expected answers`);
@@ -368,6 +384,11 @@ t.test('kill -9 under write load loses no acknowledged write and leaves nothing 
     }
     await t.test(`round ${round}: after the restart`, async (t) => {
       await resolveInFlight(t, again, model, clients);
+      for (const client of clients) {
+        if (client.author === undefined) continue;
+        const author = (await again.get(`/api/authors/${client.author.id}`)).body;
+        t.equal(author.avatarImagePath, client.author.avatar, `client ${client.index}: its author has the avatar last acknowledged`);
+      }
       const waiting = new Set(clients.flatMap((client) => [...client.unattached]));
       await checkLibrary(t, again, model, dataDir, { incoming: incomingAllowance, unnamed: unnamedUploadAllowance, waiting });
     });
@@ -390,6 +411,19 @@ async function resolveInFlight(t: Test, api: ApiClient, model: Model, clients: C
     const pending = client.pending;
     client.pending = undefined;
     if (pending === undefined || pending.kind === 'upload') continue; // an upload's name never reached the client
+    if (pending.kind === 'author') {
+      const found = (await api.get(`/api/authors/search?query=${encodeURIComponent(pending.name.toLowerCase())}`)).body.content as Array<{ id: string; name: string }>;
+      t.ok(found.length <= 1, 'author create in flight: created at most once');
+      if (found[0] !== undefined) client.author = { id: found[0].id, name: found[0].name, avatar: null };
+      continue;
+    }
+    if (pending.kind === 'avatar') {
+      const author = client.author as NonNullable<Client['author']>;
+      const now = (await api.get(`/api/authors/${author.id}`)).body.avatarImagePath as string | null;
+      t.ok(now === author.avatar || (typeof now === 'string' && now.startsWith('avatars/')), `avatar in flight: the old one or a new one (${String(now)})`);
+      author.avatar = now;
+      continue;
+    }
     if (pending.kind === 'create') {
       const title = String(pending.body.title).trim();
       const found = byTitle.get(title) ?? [];
