@@ -8,210 +8,38 @@
  *   npx tsx scripts/bench-search.ts 20000      # or BENCH_STORIES=20000
  *   BENCH_DATA_DIR=/tmp/bench npx tsx scripts/bench-search.ts   # keep (and reuse) the library
  *
- * Bodies: 300 to 8,000 words (log-normal, median ~1,500) drawn from a 50,000-word
- * Zipf-distributed vocabulary (s = 1.07), in paragraphs of HTML plus their plain text, like
- * the rows the stories service writes.
+ * The library is the one `npm run bench` seeds (scripts/lib/synthetic-library.ts: bodies of 300
+ * to 8,000 words from a 50,000-word Zipf vocabulary, issue 8's proportions of authors, series,
+ * tags and ratings), so one BENCH_DATA_DIR serves both benchmarks.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { randomUUID } from 'node:crypto';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
-import { writeTransaction } from '../src/db/transaction.js';
 import { buildMatchQuery } from '../src/search/query.js';
 import type { SearchEngine, StorySearchRequest } from '../src/search/engine.js';
+import { DEFAULT_SEED, seedLibrary, SyntheticLibrary } from './lib/synthetic-library.js';
 
 const STORIES = Number(process.argv[2] ?? process.env.BENCH_STORIES ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const WARMUP = 10;
 const BATCH = 2000;
-const VOCABULARY = 50_000;
-const ZIPF_S = 1.07;
-const AUTHORS = Math.max(10, Math.round(STORIES / 20));
-const SERIES = Math.max(5, Math.round(STORIES / 40));
-const TAGS = 300;
+/** The shared generator's vocabulary (the same for every library size). */
+const { vocabulary } = new SyntheticLibrary(10, DEFAULT_SEED);
 
-/** A small seeded PRNG (mulberry32), so every run builds the same library. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(20261121);
-const randomInt = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
-function gaussian(): number {
-  const u = 1 - random();
-  const v = random();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-
-/** Pronounceable, distinct words; a few carry diacritics, like real text. */
-function makeVocabulary(size: number): string[] {
-  const onsets = ['b', 'c', 'd', 'f', 'g', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z', 'br', 'ch', 'st', 'th', 'tr', 'gl', 'pl', 'sh'];
-  const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'ou', 'é', 'ö'];
-  const codas = ['', '', '', 'n', 'r', 's', 't', 'l', 'm', 'nd', 'st', 'ck'];
-  const seen = new Set<string>();
-  const words: string[] = [];
-  while (words.length < size) {
-    const syllables = words.length < 200 ? randomInt(1, 2) : randomInt(2, 4);
-    let word = '';
-    for (let i = 0; i < syllables; i += 1) {
-      word += onsets[randomInt(0, onsets.length - 1)]! + vowels[randomInt(0, vowels.length - 1)]! + codas[randomInt(0, codas.length - 1)]!;
-    }
-    if (!seen.has(word)) {
-      seen.add(word);
-      words.push(word);
-    }
-  }
-  return words;
-}
-
-/** Vose's alias table over Zipf weights: O(1) per sampled word. */
-function zipfSampler(size: number, s: number): () => number {
-  const weights = new Float64Array(size);
-  let total = 0;
-  for (let rank = 0; rank < size; rank += 1) {
-    weights[rank] = 1 / Math.pow(rank + 1, s);
-    total += weights[rank]!;
-  }
-  const probability = new Float64Array(size);
-  const alias = new Int32Array(size);
-  const scaled = Array.from(weights, (weight) => (weight * size) / total);
-  const small: number[] = [];
-  const large: number[] = [];
-  scaled.forEach((value, index) => (value < 1 ? small : large).push(index));
-  while (small.length > 0 && large.length > 0) {
-    const less = small.pop()!;
-    const more = large.pop()!;
-    probability[less] = scaled[less]!;
-    alias[less] = more;
-    scaled[more] = scaled[more]! + scaled[less]! - 1;
-    (scaled[more]! < 1 ? small : large).push(more);
-  }
-  for (const index of [...small, ...large]) probability[index] = 1;
-  return () => {
-    const column = Math.floor(random() * size);
-    return random() < probability[column]! ? column : alias[column]!;
-  };
-}
-
-const vocabulary = makeVocabulary(VOCABULARY);
-const sampleRank = zipfSampler(VOCABULARY, ZIPF_S);
-const word = () => vocabulary[sampleRank()]!;
-const words = (count: number) => Array.from({ length: count }, word).join(' ');
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-const zipfPick = (count: number) => {
-  const pick = zipfSampler(count, 1);
-  return pick;
-};
-
-function bodyWordCount(): number {
-  const value = Math.round(Math.exp(Math.log(1500) + 0.6 * gaussian()));
-  return Math.min(8000, Math.max(300, value));
-}
-
-function makeBody(count: number): { html: string; plain: string } {
-  const paragraphs: string[] = [];
-  let left = count;
-  while (left > 0) {
-    const size = Math.min(left, randomInt(40, 120));
-    paragraphs.push(`${capitalized(words(size))}.`);
-    left -= size;
-  }
-  return { html: paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n'), plain: paragraphs.join('\n') };
-}
-
-/** Seeds `count` stories (plus authors, series, tags) through the migrations and the sync code. */
-function seed(db: Db, count: number): void {
-  const client = db.$client;
-  client.pragma('synchronous = OFF');
-  client.pragma('cache_size = -262144');
-  const start = performance.now();
-  const now = Date.parse('2026-11-21T10:00:00.000Z');
-
-  const authorIds: string[] = [];
-  const seriesIds: string[] = [];
-  const tagIds: string[] = [];
-  writeTransaction(db, () => {
-    const insertAuthor = client.prepare('INSERT INTO authors (id, name, name_key, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
-    const insertUrl = client.prepare('INSERT INTO author_urls (author_id, position, url) VALUES (?, ?, ?)');
-    for (let i = 0; i < AUTHORS; i += 1) {
-      const id = randomUUID();
-      const name = `${capitalized(word())} ${capitalized(vocabulary[randomInt(100, 20000)]!)} ${i}`;
-      const at = new Date(now - randomInt(0, 5 * 365) * 86_400_000).toISOString();
-      insertAuthor.run(id, name, name.toLowerCase(), random() < 0.5 ? capitalized(words(randomInt(5, 40))) : null, at, at);
-      if (random() < 0.3) insertUrl.run(id, 0, `https://example.org/${vocabulary[randomInt(0, 5000)]}/${i}`);
-      authorIds.push(id);
-    }
-    const insertSeries = client.prepare('INSERT INTO series (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
-    for (let i = 0; i < SERIES; i += 1) {
-      const id = randomUUID();
-      const name = `${capitalized(words(randomInt(1, 3)))} saga ${i}`;
-      const at = new Date(now - randomInt(0, 5 * 365) * 86_400_000).toISOString();
-      insertSeries.run(id, name, name.toLowerCase(), at, at);
-      seriesIds.push(id);
-    }
-    const insertTag = client.prepare('INSERT INTO tags (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)');
-    for (let i = 0; i < TAGS; i += 1) {
-      const id = randomUUID();
-      const at = new Date(now - randomInt(0, 5 * 365) * 86_400_000).toISOString();
-      insertTag.run(id, i < 20 ? `genre-${i}` : `${vocabulary[randomInt(0, 3000)]}-${i}`, at, at);
-      tagIds.push(id);
-    }
+/** Seeds `count` stories (plus authors, series, tags) through the migrations and the write path. */
+async function seed(db: Db, count: number): Promise<void> {
+  const report = await seedLibrary(db, {
+    stories: count,
+    batch: BATCH,
+    progress: (done, seconds) => {
+      if (done % 10_000 === 0 || done === count) console.log(`  seeded ${done.toLocaleString('en')} stories in ${seconds.toFixed(0)} s`);
+    },
   });
-
-  const pickAuthor = zipfPick(authorIds.length);
-  const pickTag = zipfPick(tagIds.length);
-  const insertStory = client.prepare(
-    `INSERT INTO stories (id, title, summary, description, content_html, content_plain, source_url, word_count, rating, volume, author_id, series_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertLink = client.prepare('INSERT OR IGNORE INTO story_tags (story_id, tag_id) VALUES (?, ?)');
-  for (let done = 0; done < count; ) {
-    const size = Math.min(BATCH, count - done);
-    writeTransaction(db, () => {
-      for (let i = 0; i < size; i += 1) {
-        const n = done + i;
-        const id = randomUUID();
-        const bodyWords = bodyWordCount();
-        const body = makeBody(bodyWords);
-        const inSeries = random() < 0.4;
-        const at = new Date(now - (count - n) * 1_500_000 - randomInt(0, 1_000_000)).toISOString();
-        insertStory.run(
-          id,
-          capitalized(words(randomInt(2, 6))),
-          `${capitalized(words(randomInt(15, 60)))}.`,
-          random() < 0.5 ? `${capitalized(words(randomInt(10, 80)))}.` : null,
-          body.html,
-          body.plain,
-          `https://stories.example.net/${n}`,
-          bodyWords,
-          random() < 0.7 ? randomInt(1, 5) : null,
-          inSeries ? randomInt(0, 12) : null,
-          random() < 0.95 ? authorIds[pickAuthor()]! : null,
-          inSeries ? seriesIds[randomInt(0, seriesIds.length - 1)]! : null,
-          at,
-          at,
-        );
-        const tagCount = randomInt(1, 6);
-        for (let t = 0; t < tagCount; t += 1) insertLink.run(id, tagIds[pickTag()]!);
-      }
-    });
-    done += size;
-    if (done % 10_000 === 0 || done === count) {
-      const seconds = (performance.now() - start) / 1000;
-      console.log(`  seeded ${done.toLocaleString('en')} stories in ${seconds.toFixed(0)} s`);
-    }
-  }
-  client.pragma('synchronous = NORMAL');
+  console.log(`  ${report.authors.toLocaleString('en')} authors, ${report.series.toLocaleString('en')} series, ${report.tags} tags`);
 }
 
 interface Timing {
@@ -293,7 +121,7 @@ async function main(): Promise<void> {
     const db = openDatabase(file);
     applyMigrations(db);
     const started = performance.now();
-    seed(db, STORIES);
+    await seed(db, STORIES);
     const seconds = (performance.now() - started) / 1000;
     seedLine = `seeded in ${seconds.toFixed(0)} s (${((seconds * 1000) / STORIES).toFixed(2)} ms per story, in transactions of ${BATCH}, index sync included)`;
     closeDatabase(db);
