@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { registerErrorHandling, renderClientError, renderFrameworkError } from './errors.js';
 import { cachedSerializerFactory } from './serialization.js';
 import { validatorCompiler } from './validation.js';
+import { closeConnectionsAsTheyIdle } from './lib/shutdown.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
@@ -68,6 +69,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
+  closeConnectionsAsTheyIdle(app);
   if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
