@@ -126,6 +126,8 @@ interface ScenarioResult {
   ceiling: Figures;
   single: Figures;
   ratio: number;
+  /** The server's peak RSS (VmHWM, MiB) once this scenario had run: where the peak was reached. */
+  peakRssMiB: number;
   target?: string;
   met?: boolean;
 }
@@ -435,6 +437,7 @@ async function measure(real: Child, ceiling: Child, scenario: Scenario, token: s
     ceiling: ceilingFigures,
     single,
     ratio: realFigures.requestsPerSecond / ceilingFigures.requestsPerSecond,
+    peakRssMiB: memoryMiB(real.pid).peak,
   };
   if (realFigures.unexpected + ceilingFigures.unexpected + single.unexpected > 0) {
     console.warn(`  ${scenario.id}: ${realFigures.unexpected + single.unexpected} unexpected statuses (real), ${ceilingFigures.unexpected} (ceiling)`);
@@ -452,6 +455,8 @@ const kib = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).
 
 interface Report {
   command: string;
+  /** How the server under test was started. */
+  server: string;
   date: string;
   machine: { cpus: string; memory: string; node: string; sqlite: string; os: string };
   settings: { stories: number; connections: number; seconds: number; rounds: number; warmup: number; single: number };
@@ -469,7 +474,7 @@ function markdown(report: Report): string {
   lines.push(
     `${report.library.stories.toLocaleString('en')} stories; autocannon, ${report.settings.connections} connections, ` +
       `${report.settings.seconds} s per side per scenario in ${report.settings.rounds} alternating rounds after ${report.settings.warmup} s of warm-up; ` +
-      `then ${report.settings.single} s with 1 connection.`,
+      `then ${report.settings.single} s with 1 connection. Server: \`${report.server}\`.`,
   );
   lines.push('');
   lines.push('| scenario | response | req/s | ceiling req/s | ratio | p50 / p99 ms (10 conn.) | p50 / p99 ms (1 conn.) | CPU ms/req | ceiling CPU ms/req | target | met |');
@@ -528,6 +533,17 @@ function removeCreatedStories(dataDir: string): number {
   }
 }
 
+/**
+ * The node flags the server runs with: those of `npm start` (package.json), so the bench measures
+ * the process as deployed; BENCH_NODE_FLAGS overrides them for experiments.
+ */
+function serverNodeFlags(): string[] {
+  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== '');
+  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const flags = /\bnode((?:\s+--\S+)*)\s+dist\/src\/server\.js/.exec(start)?.[1] ?? '';
+  return flags.split(/\s+/).filter((flag) => flag !== '');
+}
+
 async function main(): Promise<void> {
   const keep = process.env.BENCH_DATA_DIR;
   const dataDir = path.resolve(keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'storyshelf-bench-')));
@@ -548,7 +564,7 @@ async function main(): Promise<void> {
 
     const port = await freePort();
     const profileDir = path.join(resultsDir, 'profiles');
-    const nodeArgs = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const nodeArgs = [...serverNodeFlags(), ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
     const spawnedAt = performance.now();
     const server = startChild([...nodeArgs, path.join(ROOT, 'dist', 'src', 'server.js')], { DATA_DIR: dataDir, HOST, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }, port);
     children.push(server);
@@ -576,7 +592,7 @@ async function main(): Promise<void> {
       results.push(result);
       console.log(
         `  ${scenario.id.padEnd(16)} ${int(result.real.requestsPerSecond).padStart(7)} req/s  ceiling ${int(result.ceiling.requestsPerSecond).padStart(7)}  ratio ${result.ratio.toFixed(2)}  ` +
-          `p50/p99 ${ms(result.real.p50)}/${ms(result.real.p99)} ms  1 conn. ${ms(result.single.p50)}/${ms(result.single.p99)} ms  CPU ${ms(result.real.cpuMsPerRequest)} ms/req` +
+          `p50/p99 ${ms(result.real.p50)}/${ms(result.real.p99)} ms  1 conn. ${ms(result.single.p50)}/${ms(result.single.p99)} ms  CPU ${ms(result.real.cpuMsPerRequest)} ms/req  peak RSS ${result.peakRssMiB.toFixed(0)} MiB` +
           (result.met === undefined ? '' : result.met ? '  ok' : '  MISSED'),
       );
     }
@@ -585,6 +601,7 @@ async function main(): Promise<void> {
     const ceilingPeak = memoryMiB(ceiling.pid).peak;
     const report: Report = {
       command: QUICK ? 'npm run bench:quick' : STORIES === 100_000 ? 'npm run bench' : `BENCH_STORIES=${STORIES} npm run bench`,
+      server: ['node', ...serverNodeFlags(), 'dist/src/server.js'].join(' '),
       date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
       machine: {
         cpus: `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'cpu'}`,
