@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import Fastify from 'fastify';
 import t from 'tap';
 import { closeConnectionsAsTheyIdle } from '../../src/lib/shutdown.js';
@@ -35,6 +36,42 @@ t.test('close finishes the in-flight request of a keep-alive client, then closes
   const closeMs = await Promise.race([closed, new Promise<number>((resolve) => (guard = setTimeout(() => resolve(Infinity), 3000)))]);
   clearTimeout(guard);
   t.ok(closeMs < 1000, `close completed ${closeMs} ms after it began, not after the keep-alive timeout`);
+});
+
+t.test('close does not wait for connections that never sent a request, or only part of one', async (t) => {
+  const app = Fastify({ forceCloseConnections: 'idle', return503OnClosing: true });
+  closeConnectionsAsTheyIdle(app);
+  app.post('/upload', async (request) => ({ got: (request.body as { n: number }).n }));
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = Number(new URL(address).port);
+  const open = (bytes: string) =>
+    new Promise<net.Socket>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        if (bytes !== '') socket.write(bytes);
+        resolve(socket);
+      });
+      socket.on('error', () => undefined);
+    });
+  const silent = await Promise.all(Array.from({ length: 20 }, () => open('')));
+  const partial = await open('GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+  // A request whose headers are in, its body still arriving when the close begins: it is answered.
+  const body = '{"n": 7}';
+  const uploading = await open(`POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{"n"`);
+  let answer = '';
+  uploading.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+
+  const started = Date.now();
+  const closed = app.close().then(() => Date.now() - started);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  uploading.write(': 7}');
+  let guard: NodeJS.Timeout | undefined;
+  const closeMs = await Promise.race([closed, new Promise<number>((resolve) => (guard = setTimeout(() => resolve(Infinity), 3000)))]);
+  clearTimeout(guard);
+  t.ok(closeMs < 1000, `closed in ${closeMs} ms`);
+  t.match(answer, /^HTTP\/1\.1 200 [\s\S]*\{"got":7\}$/, 'the request under way was answered');
+  t.ok([...silent, partial].every((socket) => socket.destroyed || socket.readableEnded), 'the others were closed');
+  for (const socket of [...silent, partial, uploading]) socket.destroy();
 });
 
 t.test('an app that never listened closes as before', async (t) => {
