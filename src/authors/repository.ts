@@ -1,4 +1,5 @@
 import { and, asc, count, eq, inArray, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { prepared } from '../db/prepared.js';
 import type { DbOrTx } from '../db/transaction.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
@@ -38,9 +39,11 @@ export function findAuthorById(db: DbOrTx, id: string): AuthorRow | undefined {
   return db.select().from(authors).where(eq(authors.id, id)).get();
 }
 
-/** Case-insensitive (after trimming) exact-name lookup, through the unique `name_key`. */
+/** Case-insensitive (after trimming) exact-name lookup, through the unique `name_key` (story writes look every author name up). */
 export function findAuthorByName(db: DbOrTx, name: string): AuthorRow | undefined {
-  return db.select().from(authors).where(eq(authors.nameKey, nameKey(name))).get();
+  return prepared(db, 'authors:byNameKey', () => db.select().from(authors).where(eq(authors.nameKey, sql.placeholder('key'))).prepare()).get({
+    key: nameKey(name),
+  });
 }
 
 export function insertAuthor(db: DbOrTx, values: { name: string; notes?: string | null }): AuthorRow {

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
+import { prepared } from '../db/prepared.js';
 import type { DbOrTx } from '../db/transaction.js';
 import { series, type SeriesRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
@@ -20,7 +21,9 @@ export function findSeriesById(db: DbOrTx, id: string): SeriesRow | undefined {
 
 /** Case-insensitive (after trimming) exact-name lookup, through the unique `name_key`. */
 export function findSeriesByName(db: DbOrTx, name: string): SeriesRow | undefined {
-  return db.select().from(series).where(eq(series.nameKey, nameKey(name))).get();
+  return prepared(db, 'series:byNameKey', () => db.select().from(series).where(eq(series.nameKey, sql.placeholder('key'))).prepare()).get({
+    key: nameKey(name),
+  });
 }
 
 export function insertSeries(db: DbOrTx, values: { name: string; description?: string | null }): SeriesRow {

@@ -5,7 +5,7 @@
  * Reads take the database (not a transaction) so their statements are prepared once; services
  * read after their write transaction has committed. Writes take the open transaction.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/open.js';
 import type { DbOrTx, Tx } from '../db/transaction.js';
 import { stories, storyTags } from '../db/schema.js';
@@ -53,8 +53,17 @@ export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; cov
   return db.select({ updatedAt: stories.updatedAt, coverPath: stories.coverPath }).from(stories).where(eq(stories.id, id)).get();
 }
 
-export function insertStory(tx: Tx, values: NewStory): void {
-  tx.insert(stories).values(values).run();
+/** Every column a new story sets (`seq` is the database's). */
+type StoryInsert = Required<Omit<NewStory, 'seq'>>;
+
+export function insertStory(tx: Tx, values: StoryInsert): void {
+  prepared(tx, 'stories:insert', () => {
+    const columns = Object.keys(getTableColumns(stories)).filter((column) => column !== 'seq') as (keyof StoryInsert)[];
+    return tx
+      .insert(stories)
+      .values(Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])) as unknown as NewStory)
+      .prepare();
+  }).run(values);
 }
 
 export function updateStory(tx: Tx, id: string, patch: StoryPatch): void {
@@ -70,22 +79,21 @@ export function deleteStory(tx: Tx, id: string): { coverPath: string | null } | 
 }
 
 export function tagIdsOf(tx: Tx, storyId: string): string[] {
-  return tx
-    .select({ tagId: storyTags.tagId })
-    .from(storyTags)
-    .where(eq(storyTags.storyId, storyId))
-    .all()
+  return prepared(tx, 'stories:tagIdsOf', () =>
+    tx.select({ tagId: storyTags.tagId }).from(storyTags).where(eq(storyTags.storyId, sql.placeholder('storyId'))).prepare(),
+  )
+    .all({ storyId })
     .map((row) => row.tagId);
 }
 
 /** Links the tags to the story; links that already exist are left alone. Returns how many were new. */
 export function linkTags(tx: Tx, storyId: string, tagIds: readonly string[]): number {
-  if (tagIds.length === 0) return 0;
-  return tx
-    .insert(storyTags)
-    .values(tagIds.map((tagId) => ({ storyId, tagId })))
-    .onConflictDoNothing()
-    .run().changes;
+  const link = prepared(tx, 'stories:linkTag', () =>
+    tx.insert(storyTags).values({ storyId: sql.placeholder('storyId'), tagId: sql.placeholder('tagId') }).onConflictDoNothing().prepare(),
+  );
+  let linked = 0;
+  for (const tagId of tagIds) linked += link.run({ storyId, tagId }).changes;
+  return linked;
 }
 
 /** Removes these tag links from the story. Returns how many existed. */

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { prepared } from '../db/prepared.js';
 import type { DbOrTx } from '../db/transaction.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
@@ -104,7 +105,13 @@ export function tagStats(db: DbOrTx): { totalTags: number; usedTags: number; unu
 export function findOrCreateTags(db: DbOrTx, names: readonly string[]): TagRow[] {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];
-  const existing = db.select().from(tags).where(inArray(tags.name, unique)).all();
+  const existing = prepared(db, 'tags:byNames', () =>
+    db
+      .select()
+      .from(tags)
+      .where(sql`${tags.name} IN (SELECT value FROM json_each(${sql.placeholder('names')}))`)
+      .prepare(),
+  ).all({ names: JSON.stringify(unique) });
   const byName = new Map(existing.map((row) => [row.name, row]));
   return unique.map((name) => byName.get(name) ?? insertTag(db, name));
 }
