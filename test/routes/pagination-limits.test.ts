@@ -34,3 +34,24 @@ t.test('a page too far out for an exact offset is 400 on every paginated list', 
     t.equal(last.json().pageable.offset, 9007199254740980);
   }
 });
+
+/**
+ * Found by the hostile sweep: `?page=Infinity` was coerced to Infinity, which Ajv took for an
+ * integer of at least 0; story search then failed serializing its answer (a 500).
+ */
+t.test('Infinity in any integer query parameter is a 400 naming it', async (t) => {
+  const ctx = await buildTestApp(t);
+  const cases = [
+    ['/api/stories?page=Infinity', 'page'],
+    ['/api/stories/search?query=x&page=Infinity', 'page'],
+    ['/api/stories/search?query=x&minRating=Infinity', 'minRating'],
+    ['/api/stories/recent?limit=Infinity', 'limit'],
+    ['/api/tags/popular?limit=-Infinity', 'limit'],
+    ['/api/authors?size=Infinity', 'size'],
+  ] as const;
+  for (const [url, field] of cases) {
+    const res = await ctx.get(url);
+    t.equal(res.statusCode, 400, url);
+    t.type(res.json().details?.[field], 'string', `${url} names ${field}`);
+  }
+});
