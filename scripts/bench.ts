@@ -458,7 +458,7 @@ interface Report {
   /** How the server under test was started. */
   server: string;
   date: string;
-  machine: { cpus: string; memory: string; node: string; sqlite: string; os: string };
+  machine: { cpus: string; memory: string; node: string; sqlite: string; os: string; loadAverage: { start: number; end: number } };
   settings: { stories: number; connections: number; seconds: number; rounds: number; warmup: number; single: number };
   library: { stories: number; seeded: LibraryMeta['seeded']; dbBytesPerStory: number; imageBytes: number; terms: Probe['terms'] };
   startup: { firstAnswerMs: number; firstListPageMs: number };
@@ -470,7 +470,10 @@ interface Report {
 
 function markdown(report: Report): string {
   const lines: string[] = [];
-  lines.push(`\`${report.command}\` — ${report.date}; ${report.machine.cpus}, ${report.machine.memory}, Node ${report.machine.node}, SQLite ${report.machine.sqlite}.`);
+  lines.push(
+    `\`${report.command}\` — ${report.date}; ${report.machine.cpus}, ${report.machine.memory}, Node ${report.machine.node}, SQLite ${report.machine.sqlite}; ` +
+      `1-minute load average ${report.machine.loadAverage.start.toFixed(1)} at the start, ${report.machine.loadAverage.end.toFixed(1)} at the end.`,
+  );
   lines.push(
     `${report.library.stories.toLocaleString('en')} stories; autocannon, ${report.settings.connections} connections, ` +
       `${report.settings.seconds} s per side per scenario in ${report.settings.rounds} alternating rounds after ${report.settings.warmup} s of warm-up; ` +
@@ -585,6 +588,7 @@ async function main(): Promise<void> {
     children.push(ceiling);
     await waitForAnswer(ceiling, `${ceiling.origin}${list[0]!.method === 'GET' ? list[0]!.url : '/none'}`, performance.now(), 30_000).catch(() => undefined);
 
+    const loadAtStart = os.loadavg()[0] ?? 0;
     const results: ScenarioResult[] = [];
     for (const [index, scenario] of list.entries()) {
       const bytes = Buffer.from(captures[index]!.bodyBase64, 'base64').length;
@@ -609,6 +613,8 @@ async function main(): Promise<void> {
         node: process.versions.node,
         sqlite: probe.sqliteVersion,
         os: `${os.type()} ${os.release()}`,
+        // Other work on the machine takes CPU from the server more than from the ceiling: say how busy it was.
+        loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
       },
       settings: { stories: STORIES, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup: WARMUP_SECONDS, single: SINGLE_SECONDS },
       library: { stories: probe.stories, seeded: meta.seeded, dbBytesPerStory: probe.dbBytes / probe.stories, imageBytes: probe.imageBytes, terms: probe.terms },
