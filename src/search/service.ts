@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { invalidField } from '../errors.js';
-import { sortDirection } from '../lib/pagination.js';
+import { pageWindow, sortDirection } from '../lib/pagination.js';
 import type { AuthorFullTextQuery, AuthorSearchResult, ReindexResult, StorySearchQuery, StorySearchResult } from '../schemas/search.js';
 import type { SearchEngine, SearchPage } from './engine.js';
 
@@ -24,6 +24,8 @@ function withEcho<T>(result: SearchPage<T>, query: string, started: number) {
 
 export async function searchStories(engine: SearchEngine, query: StorySearchQuery): Promise<StorySearchResult> {
   const started = performance.now();
+  // Both engines compute page * size: a page too far out for an exact offset is a 400 here.
+  pageWindow(query);
   if (query.minRating !== undefined && query.maxRating !== undefined && query.minRating > query.maxRating) {
     throw invalidField('minRating', 'must not be greater than maxRating');
   }
@@ -43,6 +45,7 @@ export async function searchStories(engine: SearchEngine, query: StorySearchQuer
 
 export async function searchAuthors(engine: SearchEngine, query: AuthorFullTextQuery): Promise<AuthorSearchResult> {
   const started = performance.now();
+  pageWindow(query);
   const result = await engine.searchAuthors({
     query: query.q,
     page: query.page,
