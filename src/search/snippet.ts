@@ -128,14 +128,14 @@ function bestExcerpt(text: string, matcher: Matcher): Excerpt | undefined {
 }
 
 /** Where a word starts at or before `offset` (never cutting a word in two). */
-function wordStartBefore(text: string, offset: number): number {
+export function wordStartBefore(text: string, offset: number): number {
   let start = offset;
   while (start > 0 && /\S/u.test(text.charAt(start - 1))) start -= 1;
   return start;
 }
 
 /** Where a word ends at or after `offset`. */
-function wordEndAfter(text: string, offset: number): number {
+export function wordEndAfter(text: string, offset: number): number {
   let end = offset;
   while (end < text.length && /\S/u.test(text.charAt(end))) end += 1;
   return end;

@@ -114,7 +114,7 @@ export function clearSuggestions(client: Database.Database): void {
 }
 
 /** True when the folded text has the query's words in a row, the last one as a prefix. */
-function containsPhrase(textWords: readonly string[], queryWords: readonly string[]): boolean {
+export function containsPhrase(textWords: readonly string[], queryWords: readonly string[]): boolean {
   const last = queryWords.length - 1;
   for (let start = 0; start + last < textWords.length; start += 1) {
     let matched = true;

@@ -21,6 +21,7 @@ import { foldedWords } from './text.js';
 import type { SearchParameters, TypesenseSearchResult } from './typesense-client.js';
 import type { AuthorDocument, StoryDocument } from './typesense-schema.js';
 import { snippetFromHighlights, type HighlightTags } from './typesense-snippet.js';
+import { containsPhrase } from './suggestions.js';
 
 /** Query fields and weights, in the embedded engine's order (title, names, summary/description, body). */
 const STORY_QUERY_BY = ['title', 'authorName', 'seriesName', 'tagNames', 'summary', 'description', 'contentPlain'];
@@ -199,21 +200,6 @@ export function suggestionParameters(text: string): SearchParameters | undefined
     highlight_fields: 'none',
     sort_by: '_text_match:desc,createdAt:desc',
   };
-}
-
-/** True when the text's words hold the query's words in a row, the last one as a prefix. */
-function containsPhrase(textWords: readonly string[], queryWords: readonly string[]): boolean {
-  const last = queryWords.length - 1;
-  for (let start = 0; start + last < textWords.length; start += 1) {
-    let matched = true;
-    for (let offset = 0; offset <= last && matched; offset += 1) {
-      const word = textWords[start + offset] as string;
-      const wanted = queryWords[offset] as string;
-      matched = offset === last ? word.startsWith(wanted) : word === wanted;
-    }
-    if (matched) return true;
-  }
-  return false;
 }
 
 /**

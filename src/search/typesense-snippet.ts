@@ -12,7 +12,7 @@
  * not fetched (it can be long), so its excerpt is Typesense's own snippet window.
  */
 import { randomBytes } from 'node:crypto';
-import { escapeHtml } from './snippet.js';
+import { escapeHtml, wordEndAfter, wordStartBefore } from './snippet.js';
 import { foldWord, hasWord } from './text.js';
 import type { HighlightV1 } from './typesense-client.js';
 
@@ -87,18 +87,6 @@ function renderRange(segments: readonly Segment[], from: number, to: number): st
     offset += segment.text.length;
   }
   return html.replace(/\s+/gu, ' ').trim();
-}
-
-function wordStartBefore(text: string, offset: number): number {
-  let start = offset;
-  while (start > 0 && /\S/u.test(text.charAt(start - 1))) start -= 1;
-  return start;
-}
-
-function wordEndAfter(text: string, offset: number): number {
-  let end = offset;
-  while (end < text.length && /\S/u.test(text.charAt(end))) end += 1;
-  return end;
 }
 
 /**
