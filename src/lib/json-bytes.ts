@@ -11,32 +11,33 @@ declare const jsonBytes: unique symbol;
  */
 export type JsonBytes = Buffer & { readonly [jsonBytes]: true };
 
-const OPEN_ARRAY = Buffer.from('[');
-const CLOSE_ARRAY = Buffer.from(']');
-const COMMA = Buffer.from(',');
-const OPEN_CONTENT = Buffer.from('{"content":');
+const CONTENT_OPEN = '{"content":';
 
 /** Marks bytes the caller knows to be one JSON value. */
 export function asJsonBytes(bytes: Buffer): JsonBytes {
   return bytes as JsonBytes;
 }
 
-/** `[a,b,...]` from JSON values. */
-export function jsonArray(items: readonly JsonBytes[]): JsonBytes {
-  const parts: Buffer[] = [OPEN_ARRAY];
-  items.forEach((item, index) => {
-    if (index > 0) parts.push(COMMA);
-    parts.push(item);
-  });
-  parts.push(CLOSE_ARRAY);
-  return Buffer.concat(parts) as JsonBytes;
-}
-
-/** The paged envelope of spec 2.6 (exactly {@link toPage}'s, keys in the same order) around JSON items. */
-export function jsonPage(items: readonly JsonBytes[], totalElements: number, request: PageRequest): JsonBytes {
-  const { content: _content, ...envelope } = toPage(items as unknown as unknown[], totalElements, request);
-  const rest = JSON.stringify(envelope);
-  return Buffer.concat([OPEN_CONTENT, jsonArray(items), COMMA, Buffer.from(rest.slice(1))]) as JsonBytes;
+/**
+ * The paged envelope of spec 2.6 (exactly {@link toPage}'s, keys in the same order) around JSON
+ * content, as the text before and after it: `render` returns the content's bytes wrapped in
+ * them, and how many items it holds. Should that differ from `expectedItems` (the ids asked
+ * for), the envelope is rendered again around the content for the real count.
+ */
+export function jsonPage(
+  expectedItems: number,
+  totalElements: number,
+  request: PageRequest,
+  render: (before: string, after: string) => { json: JsonBytes; count: number },
+): JsonBytes {
+  const tail = (items: number) => {
+    const { content: _content, ...envelope } = toPage(new Array<never>(items), totalElements, request);
+    return `,${JSON.stringify(envelope).slice(1)}`;
+  };
+  const { json, count } = render(CONTENT_OPEN, tail(expectedItems));
+  if (count === expectedItems) return json;
+  const content = json.subarray(CONTENT_OPEN.length, json.length - tail(expectedItems).length);
+  return Buffer.concat([Buffer.from(CONTENT_OPEN), content, Buffer.from(tail(count))]) as JsonBytes;
 }
 
 /**

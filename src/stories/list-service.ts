@@ -10,9 +10,10 @@ import { findSeriesById } from '../series/repository.js';
 import { findTagByName } from '../tags/repository.js';
 import { nameKey } from '../lib/names.js';
 import { pageWindow, sortDirection } from '../lib/pagination.js';
-import { jsonArray, jsonPage, type JsonBytes } from '../lib/json-bytes.js';
+import { jsonPage, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryListQuery } from '../schemas/story.js';
 import { countStories, seriesStoryIds, sortedStoryIds, topRatedStoryIds, type StoryScope } from './page-queries.js';
+import { loadStoriesJsonArray } from './repository.js';
 import { presentStories } from './service.js';
 
 /** One page of the scope; `createdAt` is the default key and `desc` the default direction (spec 8). */
@@ -22,7 +23,7 @@ function storyPage(db: Db, scope: StoryScope, query: StoryListQuery): JsonBytes 
   const total = countStories(db, scope);
   const window = pageWindow(query);
   const ids = window.offset < total ? sortedStoryIds(db, scope, sortBy, direction, window, total) : [];
-  return jsonPage(presentStories(db, ids), total, query);
+  return jsonPage(ids.length, total, query, (before, after) => loadStoriesJsonArray(db, ids, before, after));
 }
 
 /** `GET /api/stories`. */
@@ -46,15 +47,15 @@ export function listStoriesByTag(db: Db, tagName: string, query: StoryListQuery)
 /** `GET /api/stories/series/{seriesId}`: every story, by volume (unnumbered last); 404 when unknown. */
 export function listSeriesStories(db: Db, seriesId: string): JsonBytes {
   if (findSeriesById(db, seriesId) === undefined) throw new NotFound(`Series not found with id: ${seriesId}`);
-  return jsonArray(presentStories(db, seriesStoryIds(db, seriesId)));
+  return presentStories(db, seriesStoryIds(db, seriesId));
 }
 
 /** `GET /api/stories/recent`: newest first. */
 export function recentStories(db: Db, limit: number): JsonBytes {
-  return jsonArray(presentStories(db, sortedStoryIds(db, { kind: 'all' }, 'createdAt', 'desc', { limit, offset: 0 })));
+  return presentStories(db, sortedStoryIds(db, { kind: 'all' }, 'createdAt', 'desc', { limit, offset: 0 }));
 }
 
 /** `GET /api/stories/top-rated`: rated stories only, best first, newer first among equals. */
 export function topRatedStories(db: Db, limit: number): JsonBytes {
-  return jsonArray(presentStories(db, topRatedStoryIds(db, limit)));
+  return presentStories(db, topRatedStoryIds(db, limit));
 }

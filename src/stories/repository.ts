@@ -17,23 +17,24 @@ export type NewStory = typeof stories.$inferInsert;
 /** The columns a story update may set (never its id, seq or createdAt). */
 export type StoryPatch = Partial<Omit<NewStory, 'id' | 'seq' | 'createdAt'>>;
 
-/** Each story's DTO as JSON, in the order of `ids` (missing ids skipped): one query for any count. */
-export function loadStoriesJson(db: Db, ids: readonly string[]): JsonBytes[] {
-  if (ids.length === 0) return [];
-  if (ids.length === 1) {
-    const one = loadStoryJson(db, ids[0] as string);
-    return one === undefined ? [] : [one];
-  }
-  const statement = prepared(db, 'storiesJsonByIds', () =>
+/**
+ * The stories with these ids as one JSON array of their DTOs, in the order of `ids` (missing ids
+ * skipped), rendered by SQLite in one statement between the text `before` and `after` (a page
+ * envelope, say). One Buffer per response instead of one per story plus their concatenation:
+ * half the memory a 0.7 MB list page holds while it is sent. Returns the bytes and how many
+ * stories they hold.
+ */
+export function loadStoriesJsonArray(db: Db, ids: readonly string[], before = '', after = ''): { json: JsonBytes; count: number } {
+  const statement = prepared(db, 'storiesJsonArray', () =>
     db.$client
-      .prepare<[string], Buffer>(
-        `SELECT CAST(${STORY_JSON_SQL} AS BLOB)
-         FROM json_each(?) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}
-         ORDER BY wanted.key`,
+      .prepare<[{ before: string; ids: string; after: string }], [number, Buffer]>(
+        `SELECT count(*), CAST(@before || json_group_array(${STORY_JSON_SQL} ORDER BY wanted.key) || @after AS BLOB)
+         FROM json_each(@ids) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}`,
       )
-      .pluck(),
+      .raw(),
   );
-  return statement.all(JSON.stringify(ids)).map(asJsonBytes);
+  const [count, json] = statement.get({ before, ids: JSON.stringify(ids), after }) as [number, Buffer];
+  return { json: asJsonBytes(json), count };
 }
 
 /** One story's DTO as JSON, or undefined when there is no such story. */

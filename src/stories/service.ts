@@ -23,9 +23,9 @@ export function storyNotFound(id: string): NotFound {
   return new NotFound(`Story not found with id: ${id}`);
 }
 
-/** The stories with these ids as `StoryDto` JSON, in the order given: one query whatever the count. */
-export function presentStories(db: Db, ids: readonly string[]): JsonBytes[] {
-  return repo.loadStoriesJson(db, ids);
+/** The stories with these ids as a JSON array of `StoryDto`s, in the order given: one query whatever the count. */
+export function presentStories(db: Db, ids: readonly string[]): JsonBytes {
+  return repo.loadStoriesJsonArray(db, ids).json;
 }
 
 /** One story as `StoryDto` JSON; 404 when there is none. */
