@@ -8,12 +8,15 @@
  * per create on average, every other request waiting behind it (docs/performance.md).
  *
  * Instead, a worker thread with its own connection runs `wal_checkpoint(PASSIVE)` every
- * {@link CHECKPOINT_INTERVAL_MS}: it copies what has been committed without ever waiting for the
- * main connection, which stops checkpointing itself. A passive checkpoint cannot let the WAL
- * start over while writes keep coming, so once the file passes {@link RESTART_WAL_BYTES} the
- * worker runs a RESTART checkpoint (it briefly waits for the writer, then the next write starts
- * the WAL from the beginning; `journal_size_limit` then trims the file). Durability is SQLite's
- * own: the same checkpoints, only run from another thread.
+ * {@link CHECKPOINT_INTERVAL_MS}: it copies what has been committed without ever taking a lock
+ * the main connection waits for. A passive checkpoint cannot let the WAL start over while writes
+ * keep coming, so the main connection keeps its own automatic checkpoint, at
+ * {@link RESTART_WAL_BYTES} instead of 4 MB: by then the worker has copied nearly everything, the
+ * main connection's checkpoint (run after a commit, when it holds no transaction) finishes the
+ * rest, and the next write starts the WAL from the beginning (`journal_size_limit` trims the
+ * file). (A RESTART checkpoint from the worker would hold the write lock while it waits for
+ * readers, and a request's read-then-write transaction would fail with SQLITE_BUSY.) Durability
+ * is SQLite's own: the same checkpoints, mostly run from another thread.
  *
  * If the worker cannot start or dies, the main connection goes back to checkpointing itself.
  */
@@ -34,7 +37,6 @@ const fs = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
 let timer;
 let stopped = false;
 function walBytes() {
@@ -43,7 +45,7 @@ function walBytes() {
 function tick() {
   if (stopped) return;
   try {
-    db.pragma(walBytes() > workerData.restartBytes ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
+    if (walBytes() > 0) db.pragma('wal_checkpoint(PASSIVE)');
   } catch (error) {
     parentPort.postMessage({ warning: String(error && error.message || error) });
   }
@@ -66,13 +68,13 @@ export interface CheckpointLog {
 }
 
 export interface Checkpointer {
-  /** Stops the worker and closes its connection (the main connection checkpoints itself again). */
+  /** Stops the worker and closes its connection (the main connection checkpoints every 1,000 pages again). */
   stop(): Promise<void>;
 }
 
 /**
- * Starts checkpointing `file` (the database `db` is open on) from a worker thread, and turns the
- * main connection's automatic checkpoints off while the worker runs.
+ * Starts checkpointing `file` (the database `db` is open on) from a worker thread, and moves the
+ * main connection's automatic checkpoint out to `restartBytes` of WAL while the worker runs.
  */
 export function startCheckpointer(
   db: Db,
@@ -89,7 +91,7 @@ export function startCheckpointer(
   try {
     worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs, restartBytes },
+      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs },
       // Its own small heap: it only ever runs one pragma.
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
     });
@@ -97,7 +99,8 @@ export function startCheckpointer(
     log.warn({ err: error }, 'could not start the WAL checkpoint worker; checkpointing on the main thread');
     return { stop: async () => undefined };
   }
-  client.pragma('wal_autocheckpoint = 0');
+  const pageSize = Number(client.pragma('page_size', { simple: true }));
+  client.pragma(`wal_autocheckpoint = ${Math.max(1, Math.ceil(restartBytes / pageSize))}`);
   let stopping = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('message', (message: { warning?: string }) => {
