@@ -41,6 +41,13 @@ t.test('close finishes the in-flight request of a keep-alive client, then closes
 t.test('close does not wait for connections that never sent a request, or only part of one', async (t) => {
   const app = Fastify({ forceCloseConnections: 'idle', return503OnClosing: true });
   closeConnectionsAsTheyIdle(app);
+  // The close must begin only once the server has parsed the upload's headers: a fixed wait was
+  // not enough on a loaded CI machine, and until then the connection is rightly "partial".
+  let headersIn!: () => void;
+  const uploadHeadersParsed = new Promise<void>((resolve) => (headersIn = resolve));
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/upload') headersIn();
+  });
   app.post('/upload', async (request) => ({ got: (request.body as { n: number }).n }));
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const port = Number(new URL(address).port);
@@ -59,7 +66,9 @@ t.test('close does not wait for connections that never sent a request, or only p
   const uploading = await open(`POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{"n"`);
   let answer = '';
   uploading.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The server may finish closing before this client has read the answer: wait for the end.
+  const answered = new Promise<void>((resolve) => uploading.once('close', () => resolve()));
+  await uploadHeadersParsed;
 
   const started = Date.now();
   const closed = app.close().then(() => Date.now() - started);
@@ -69,6 +78,7 @@ t.test('close does not wait for connections that never sent a request, or only p
   const closeMs = await Promise.race([closed, new Promise<number>((resolve) => (guard = setTimeout(() => resolve(Infinity), 3000)))]);
   clearTimeout(guard);
   t.ok(closeMs < 1000, `closed in ${closeMs} ms`);
+  await answered;
   t.match(answer, /^HTTP\/1\.1 200 [\s\S]*\{"got":7\}$/, 'the request under way was answered');
   t.ok([...silent, partial].every((socket) => socket.destroyed || socket.readableEnded), 'the others were closed');
   for (const socket of [...silent, partial, uploading]) socket.destroy();
