@@ -84,3 +84,25 @@ t.test('health names the embedded engine; reindex and health need a token', asyn
   t.equal((await ctx.get('/api/stories/search?query=*')).json().totalHits, 0, 'an empty library searches fine');
   t.same(await suggest(ctx, 'a'), []);
 });
+
+/**
+ * Keys hold a rank bucket (src/search/suggestions.ts, rankBucket): names with 32-33 stories share
+ * one, so the walk must rank a bucket by the exact count, and a count that moves within its
+ * bucket must still reorder the suggestions.
+ */
+t.test('names whose story counts share a rank bucket are still ordered by the exact count', async (t) => {
+  const ctx = await buildTestApp(t);
+  const addStories = async (tag: string, count: number) => {
+    for (let i = 0; i < count; i += 1) await createStory(ctx, { title: `Filler ${i}`, tagNames: [tag] });
+  };
+  // Created first, so it has the lower id: the key order alone would put it first.
+  await addStories('quill alpha', 32);
+  await addStories('quill gamma', 33);
+  t.same(await suggest(ctx, 'quill'), ['quill gamma', 'quill alpha'], '33 stories before 32, although both are in one bucket and alpha is older (names of one length)');
+  await addStories('quill alpha', 2);
+  t.same(await suggest(ctx, 'quill'), ['quill alpha', 'quill gamma'], 'alpha, now at 34 (the next bucket), first');
+  await addStories('quill gamma', 1);
+  t.same(await suggest(ctx, 'quill'), ['quill alpha', 'quill gamma'], '34 vs 34: the same count, the older name first');
+  await addStories('quill gamma', 1);
+  t.same(await suggest(ctx, 'quill', 1), ['quill gamma'], 'gamma at 35 (the bucket of 34) ranks first even with limit 1');
+});

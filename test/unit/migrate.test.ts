@@ -5,27 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { migrateSafely, MigrationError, pendingMigrations } from '../../src/db/migrate.js';
 import { closeDatabase, findMigrationsFolder, openDatabase } from '../../src/db/open.js';
 import { tempDataDir } from '../helpers/app.js';
-
-interface Journal {
-  entries: Array<{ idx: number; version: string; when: number; tag: string; breakpoints: boolean }>;
-}
-
-/** A copy of the committed migrations, cut to the first `keep` and/or with extra ones appended. */
-function migrationsCopy(dir: string, keep: number, extra: Array<{ tag: string; sql: string }> = []): string {
-  const folder = path.join(dir, 'migrations');
-  fs.cpSync(findMigrationsFolder(), folder, { recursive: true });
-  const journalFile = path.join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as Journal;
-  journal.entries = journal.entries.slice(0, keep);
-  let when = Math.max(...journal.entries.map((entry) => entry.when));
-  for (const migration of extra) {
-    when += 1000;
-    journal.entries.push({ idx: journal.entries.length, version: '6', when, tag: migration.tag, breakpoints: true });
-    fs.writeFileSync(path.join(folder, `${migration.tag}.sql`), migration.sql);
-  }
-  fs.writeFileSync(journalFile, JSON.stringify(journal));
-  return folder;
-}
+import { migrationsCopy } from '../helpers/migrations.js';
 
 function capturingLog(): { log: FastifyBaseLogger; messages: string[] } {
   const messages: string[] = [];
