@@ -130,7 +130,8 @@ export async function createStory(db: Db, store: ImageStore, body: StoryCreateBo
       createdAt: now,
       updatedAt: now,
     });
-    if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
+    // A new story has no links yet: link its tags without reading them first.
+    if (input.tagNames !== undefined) repo.linkTags(tx, id, findOrCreateTags(tx, input.tagNames).map((tag) => tag.id));
     return { result: undefined, released: [] };
   });
   return getStory(db, id);
