@@ -131,7 +131,8 @@ export function retryAllNow(db: Db, now = Date.now()): void {
  * count or `updatedAt`; an author's rating, avatar, story ratings or `updatedAt`. (The embedded
  * index's own triggers, drizzle/0002, cover the text and names.) They are TEMP triggers, created
  * only when Typesense is configured, so a library without Typesense does exactly the work it
- * did before; marked rows flow through the one sync step into {@link enqueueChanges}.
+ * did before; marked rows flow through the one sync step into {@link enqueueChanges}. An author
+ * is marked 'author-attrs' (drizzle/0006): none of these fields is in its embedded FTS document.
  */
 export function installOutboxTriggers(db: Db): void {
   db.$client.exec(`
@@ -146,7 +147,7 @@ export function installOutboxTriggers(db: Db): void {
       OR OLD.rating_sum IS NOT NEW.rating_sum OR OLD.rated_story_count IS NOT NEW.rated_story_count
       OR OLD.updated_at IS NOT NEW.updated_at
     BEGIN
-      INSERT OR IGNORE INTO search_dirty (kind, ref, uid) VALUES ('author', NEW.seq, NEW.id);
+      INSERT OR IGNORE INTO search_dirty (kind, ref, uid) VALUES ('author-attrs', NEW.seq, NEW.id);
     END;
   `);
 }

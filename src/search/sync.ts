@@ -4,7 +4,9 @@
  *
  * Triggers (drizzle/0002_fts5-search-index.sql) mark what a write touched in `search_dirty`:
  * a story's own change, a tag link, an author/series/tag rename (which marks every story that
- * shows the name), a delete, an author's URLs. `writeTransaction` calls
+ * shows the name), a delete, an author's URLs; 'author-attrs' (drizzle/0006) when only an
+ * author's story count (with Typesense: its rating, avatar…) changed, which refreshes its
+ * suggestion weight and tells listeners but leaves its FTS document alone. `writeTransaction` calls
  * {@link syncSearchDocuments} just before it commits; it rebuilds each marked document once
  * (delete + insert, set-based, so a story created with five tags tokenizes its body once),
  * refreshes the marked suggestions and empties the queue. A crash rolls back the write and the
@@ -76,7 +78,8 @@ const statementsFor = statementCache((client: Database.Database) => ({
     `SELECT d.ref AS ref, s.title AS text FROM search_dirty d LEFT JOIN stories s ON s.seq = d.ref WHERE d.kind = 'story'`,
   ),
   authorNames: client.prepare<[], { ref: number; text: string | null; weight: number | null }>(
-    `SELECT d.ref AS ref, a.name AS text, a.story_count AS weight FROM search_dirty d LEFT JOIN authors a ON a.seq = d.ref WHERE d.kind = 'author'`,
+    `SELECT DISTINCT d.ref AS ref, a.name AS text, a.story_count AS weight FROM search_dirty d LEFT JOIN authors a ON a.seq = d.ref
+     WHERE d.kind IN ('author', 'author-attrs')`,
   ),
   seriesNames: client.prepare<[], { ref: string; text: string | null; weight: number | null }>(
     `SELECT d.ref AS ref, se.name AS text, se.story_count AS weight FROM search_dirty d LEFT JOIN series se ON se.id = d.ref WHERE d.kind = 'series'`,
@@ -125,10 +128,12 @@ function rebuildDirty(client: Database.Database, tx: DbOrTx, removeOld: boolean)
   const subscribers = listeners.get(client);
   if (subscribers !== undefined && subscribers.size > 0) {
     const changes: SearchChanges = { stories: [], authors: [] };
+    const authors = new Map<number, string>();
     for (const row of s.dirty.all()) {
       if (row.kind === 'story') changes.stories.push({ seq: Number(row.ref), id: row.uid });
-      else if (row.kind === 'author') changes.authors.push({ seq: Number(row.ref), id: row.uid });
+      else if (row.kind === 'author' || row.kind === 'author-attrs') authors.set(Number(row.ref), row.uid);
     }
+    for (const [seq, id] of authors) changes.authors.push({ seq, id });
     if (changes.stories.length > 0 || changes.authors.length > 0) {
       for (const listener of subscribers) listener(tx, changes);
     }

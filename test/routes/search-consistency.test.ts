@@ -223,3 +223,32 @@ t.test('rows written outside a write transaction are indexed at the next start',
   t.same(await hits(second, 'raw'), ['Raw Insert']);
   assertInStep(t, second, 'after a restart');
 });
+
+/**
+ * drizzle/0006: a story added to an author changes only the author's story count, which is not
+ * in its FTS document: the document must not be rewritten (the FTS5 structure record, which
+ * every write to the index changes, stays the same), while the suggestion weight and a rename
+ * still go through.
+ */
+t.test("an author's story count changes its suggestion rank, not its search document", async (t) => {
+  const ctx = await buildTestApp(t);
+  const client = ctx.app.db.$client;
+  const structure = () => client.prepare('SELECT block FROM authors_fts_data WHERE id = 10').pluck().get() as Buffer;
+  const first = await createStory(ctx, { title: 'Opening', authorName: 'Wren Abernathy' });
+  await createStory(ctx, { title: 'Solo', authorName: 'Wrenna Solo' });
+  await createStory(ctx, { title: 'Other', authorName: 'Wrenna Solo' });
+  const suggestions = async () => (await ctx.get('/api/stories/search/suggestions?query=wren')).json() as string[];
+  t.same(await suggestions(), ['Wrenna Solo', 'Wren Abernathy'], 'two stories before one');
+
+  const before = structure();
+  await createStory(ctx, { title: 'Second', authorName: 'Wren Abernathy' });
+  await createStory(ctx, { title: 'Third', authorName: 'Wren Abernathy' });
+  t.same(structure(), before, 'adding stories to the author left its FTS document alone');
+  t.same(await suggestions(), ['Wren Abernathy', 'Wrenna Solo'], 'three stories now rank first');
+  const found = (await ctx.get('/api/authors/search-typesense?q=abernathy')).json() as { results: Array<{ name: string; storyCount: number }> };
+  t.same(found.results.map((author) => [author.name, author.storyCount]), [['Wren Abernathy', 3]], 'the author search finds it with its new count');
+
+  await ctx.put(`/api/authors/${first.authorId}`, { name: 'Wren Castellan' });
+  t.not(structure(), before, 'a rename does rewrite it');
+  t.equal(((await ctx.get('/api/authors/search-typesense?q=castellan')).json() as { totalHits: number }).totalHits, 1);
+});
