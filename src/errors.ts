@@ -66,6 +66,12 @@ export class TooManyRequests extends HttpError {
   }
 }
 
+export class ServiceUnavailable extends HttpError {
+  constructor(message: string) {
+    super(503, message);
+  }
+}
+
 interface ErrorBody {
   error: string;
   details?: ErrorDetails;
@@ -165,8 +171,13 @@ export function renderFrameworkError(error: FastifyError, _request: FastifyReque
   send(reply, 400, { error: message });
 }
 
+/**
+ * Sends the body as ready JSON, not through the route's response schema: an error's shape is the
+ * same everywhere, and a route that declares its own body for the status (/healthz's 503) must
+ * not make serializing the error fail.
+ */
 function send(reply: FastifyReply, status: number, body: ErrorBody): void {
-  if (!reply.sent) reply.code(status).type('application/json; charset=utf-8').send(body);
+  if (!reply.sent) reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
 /**

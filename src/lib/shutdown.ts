@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { ServiceUnavailable } from '../errors.js';
 
 /** Node's ServerResponse of the request a connection is serving, when it has one (internal, long stable). */
 type ServedSocket = Socket & { _httpMessage?: unknown };
@@ -38,5 +39,22 @@ export function closeConnectionsAsTheyIdle(app: FastifyInstance, everyMs = 25): 
     reaper.unref();
     server.once('close', () => clearInterval(reaper));
     done();
+  });
+}
+
+/**
+ * While the app closes, a request that still arrives (pipelined behind one in flight, or on a
+ * keep-alive connection that is busy) is answered 503 in the service's own error shape, through
+ * the one error handler, instead of Fastify's built-in `{error, message, statusCode}` body (the
+ * app turns `return503OnClosing` off for this). Fastify itself adds `Connection: close`.
+ */
+export function refuseRequestsWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(closing ? new ServiceUnavailable('The service is shutting down; try again shortly') : undefined);
   });
 }

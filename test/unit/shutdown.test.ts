@@ -2,7 +2,10 @@ import http from 'node:http';
 import net from 'node:net';
 import Fastify from 'fastify';
 import t from 'tap';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { closeConnectionsAsTheyIdle } from '../../src/lib/shutdown.js';
+import { tempDataDir } from '../helpers/app.js';
 
 /**
  * Found by the crash suite: SIGTERM while a keep-alive client's request was in flight hung the
@@ -90,4 +93,35 @@ t.test('an app that never listened closes as before', async (t) => {
   await app.ready();
   await app.close();
   t.pass();
+});
+
+t.test('a request that arrives while the app closes gets a 503 in the service error shape', async (t) => {
+  const dataDir = tempDataDir(t);
+  const app = await buildApp(loadConfig({ DATA_DIR: dataDir, APP_PASSWORD: 'not-used-here-at-all', LOG_LEVEL: 'silent' }), { logger: false });
+  let slowStarted!: () => void;
+  const started = new Promise<void>((resolve) => (slowStarted = resolve));
+  app.get('/slow', async () => {
+    slowStarted();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    return { ok: true };
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const socket = net.connect(Number(new URL(address).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+  await started;
+  const closed = app.close();
+  // Pipelined behind the request in flight, so it is parsed while the app is closing.
+  socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+  await closed;
+  await ended;
+  const responses = answer.split(/(?=HTTP\/1\.1 )/);
+  t.equal(responses.length, 2, 'both requests were answered');
+  t.match(responses[0], /^HTTP\/1\.1 200 [\s\S]*\{"ok":true\}$/, 'the request in flight finished');
+  t.match(responses[1], /^HTTP\/1\.1 503 /, 'the late one is refused');
+  t.match(responses[1], /\r\nconnection: close\r\n/i, 'and its connection closed');
+  t.same(JSON.parse(responses[1]!.slice(responses[1]!.indexOf('\r\n\r\n') + 4)), { error: 'The service is shutting down; try again shortly' });
 });
