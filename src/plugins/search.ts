@@ -43,6 +43,10 @@ export const searchPlugin = fp(
     writeTransaction(app.db, () => undefined);
     app.decorate('searchEngine', engine);
     typesense?.start();
+    app.addHook('preClose', (done) => {
+      engine.stopLongWork();
+      done();
+    });
     app.addHook('onClose', async () => {
       await engine.flush?.(SHUTDOWN_FLUSH_MS);
       unsubscribe();

@@ -73,6 +73,11 @@ export interface SearchEngine {
    * decisions.md "Running the service"); an engine with nothing queued leaves it out.
    */
   flush?(timeoutMs: number): Promise<void>;
+  /**
+   * The app has begun to close: stop long work (a reindex) at its next step. Requests still
+   * finish; {@link close} comes after them.
+   */
+  stopLongWork(): void;
   /** Releases what the engine holds (workers, connections); the database stays open. */
   close(): Promise<void>;
 }

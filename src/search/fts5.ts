@@ -13,7 +13,8 @@ import { searchAuthors } from './fts5-authors.js';
 import { searchStories } from './fts5-stories.js';
 import { sqliteClient } from './sqlite-client.js';
 import { suggest } from './suggestions.js';
-import { rebuildSearchIndex, type SearchChanges } from './sync.js';
+import { rebuildSearchIndex } from './rebuild.js';
+import type { SearchChanges } from './sync.js';
 
 /** An FTS5 error that slipped past the query builder: answered as "no match", never a 500. */
 function isFtsQueryError(error: unknown): boolean {
@@ -22,6 +23,7 @@ function isFtsQueryError(error: unknown): boolean {
 
 export class EmbeddedSearchEngine implements SearchEngine {
   readonly kind = 'embedded' as const;
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -41,7 +43,11 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   async reindex(): Promise<{ storiesCount: number }> {
-    return { storiesCount: rebuildSearchIndex(this.db) };
+    return { storiesCount: await rebuildSearchIndex(this.db, { stopped: () => this.stopping }) };
+  }
+
+  stopLongWork(): void {
+    this.stopping = true;
   }
 
   /** Healthy when the index answers a query. */

@@ -132,7 +132,7 @@ export function putSuggestion(client: Database.Database, kind: SuggestionKind, r
   for (const [key, tie] of suggestionKeys(folded)) s.insertKey.run(key, bucket, tie, id);
 }
 
-/** Removes every suggestion (reindex rebuilds them from the tables). */
+/** Removes every suggestion (a reindex writes them again from the tables). */
 export function clearSuggestions(client: Database.Database): void {
   const s = statementsFor(client);
   s.clearKeys.run();

@@ -16,7 +16,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { DbOrTx } from '../db/transaction.js';
 import { sqliteClient, statementCache } from './sqlite-client.js';
-import { clearSuggestions, putSuggestion, type SuggestionKind } from './suggestions.js';
+import { putSuggestion, type SuggestionKind } from './suggestions.js';
 
 /** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */
 export interface SearchChanges {
@@ -88,15 +88,6 @@ const statementsFor = statementCache((client: Database.Database) => ({
     `SELECT d.ref AS ref, t.name AS text, t.story_count AS weight FROM search_dirty d LEFT JOIN tags t ON t.id = d.ref WHERE d.kind = 'tag'`,
   ),
 
-  clearStoryDocs: client.prepare(`INSERT INTO stories_fts (stories_fts) VALUES ('delete-all')`),
-  clearAuthorDocs: client.prepare(`INSERT INTO authors_fts (authors_fts) VALUES ('delete-all')`),
-  markAllStories: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'story', seq, id FROM stories`),
-  markAllAuthors: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'author', seq, id FROM authors`),
-  markAllSeries: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'series', id, id FROM series`),
-  markAllTags: client.prepare(`INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'tag', id, id FROM tags`),
-  optimizeStories: client.prepare(`INSERT INTO stories_fts (stories_fts) VALUES ('optimize')`),
-  optimizeAuthors: client.prepare(`INSERT INTO authors_fts (authors_fts) VALUES ('optimize')`),
-  countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
 }));
 
 /**
@@ -107,16 +98,19 @@ export function syncSearchDocuments(tx: DbOrTx): void {
   const client = sqliteClient(tx);
   const s = statementsFor(client);
   if (s.anyDirty.get() === undefined) return;
-  rebuildDirty(client, tx, true);
+  rebuildDirty(client, tx);
 }
 
-/** `removeOld` is false only after a full clear, when there is nothing to remove. */
-function rebuildDirty(client: Database.Database, tx: DbOrTx, removeOld: boolean): void {
+export interface RebuildDirtyOptions {
+  /** A reindex batch: tell no listener (nothing in the tables changed). */
+  quiet?: boolean;
+}
+
+/** Rebuilds the documents and suggestions of everything marked in `search_dirty`, and empties it. */
+export function rebuildDirty(client: Database.Database, tx: DbOrTx, { quiet = false }: RebuildDirtyOptions = {}): void {
   const s = statementsFor(client);
-  if (removeOld) {
-    s.removeStoryDocs.run();
-    s.removeAuthorDocs.run();
-  }
+  s.removeStoryDocs.run();
+  s.removeAuthorDocs.run();
   s.insertStoryDocs.run();
   s.insertAuthorDocs.run();
 
@@ -125,7 +119,7 @@ function rebuildDirty(client: Database.Database, tx: DbOrTx, removeOld: boolean)
   refreshSuggestions(client, 'series', s.seriesNames.all());
   refreshSuggestions(client, 'tag', s.tagNames.all());
 
-  const subscribers = listeners.get(client);
+  const subscribers = quiet ? undefined : listeners.get(client);
   if (subscribers !== undefined && subscribers.size > 0) {
     const changes: SearchChanges = { stories: [], authors: [] };
     const authors = new Map<number, string>();
@@ -147,27 +141,4 @@ function refreshSuggestions(
   rows: readonly { ref: number | string; text: string | null; weight: number | null }[],
 ): void {
   for (const row of rows) putSuggestion(client, kind, row.ref, row.text, row.weight ?? 0);
-}
-
-/**
- * Rebuilds the whole embedded index (FTS documents and suggestions) from the tables in one
- * transaction, then merges the FTS segments, and returns how many stories it indexed. Works
- * on an empty library. A reader never sees a half-built index: the rebuild commits at once.
- */
-export function rebuildSearchIndex(db: Db): number {
-  const client = sqliteClient(db);
-  return db.transaction((tx) => {
-    const s = statementsFor(client);
-    s.clearStoryDocs.run();
-    s.clearAuthorDocs.run();
-    clearSuggestions(client);
-    s.markAllStories.run();
-    s.markAllAuthors.run();
-    s.markAllSeries.run();
-    s.markAllTags.run();
-    rebuildDirty(client, tx, false);
-    s.optimizeStories.run();
-    s.optimizeAuthors.run();
-    return Number(s.countStories.get());
-  });
 }

@@ -23,7 +23,8 @@ import type { AuthorDto } from '../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
 import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
-import { rebuildSearchIndex, type SearchChanges } from './sync.js';
+import { rebuildSearchIndex } from './rebuild.js';
+import type { SearchChanges } from './sync.js';
 import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './typesense-client.js';
 import {
   authorSearchPage,
@@ -74,7 +75,6 @@ export class TypesenseSearchEngine implements SearchEngine {
   /** While a rebuild runs: what the worker sent to the old collections, to send again after the swap. */
   private sentDuringRebuild: { kind: 'story' | 'author'; id: string }[] | undefined;
   /** Set around the embedded rebuild, whose sync reports every document as changed. */
-  private suppressOutbox = false;
   private closed = false;
 
   constructor(
@@ -165,15 +165,9 @@ export class TypesenseSearchEngine implements SearchEngine {
    * Typesense one runs as soon as it is back.
    */
   async reindex(): Promise<ReindexOutcome> {
-    // Synchronous, so no other write can slip in while its (pointless) outbox rows are skipped:
-    // a rebuild of the embedded index changes no story or author.
-    this.suppressOutbox = true;
-    let embeddedCount: number;
-    try {
-      embeddedCount = rebuildSearchIndex(this.db);
-    } finally {
-      this.suppressOutbox = false;
-    }
+    // The embedded rebuild tells no listener: it changes no story or author, so the outbox gets
+    // nothing from it, while writes between its batches are queued as always.
+    const embeddedCount = await this.embedded.reindex().then((outcome) => outcome.storiesCount);
     if (this.reachable === false) {
       this.rebuildWanted = true;
       return { storiesCount: embeddedCount, detail: 'Typesense is unreachable: its collections will be rebuilt when it is back' };
@@ -222,7 +216,7 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   /** Queues the changed documents in the write's transaction, then nudges the worker after it commits. */
   documentsChanged(tx: DbOrTx, changes: SearchChanges): void {
-    if (this.suppressOutbox || this.closed) return;
+    if (this.closed) return;
     enqueueChanges(tx, changes);
     if (this.nudgeScheduled) return;
     this.nudgeScheduled = true;
@@ -238,6 +232,11 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (this.closed) return;
     const left = await this.worker.flush(timeoutMs);
     if (left > 0) this.log.info({ pendingChanges: left }, 'search changes stay queued for Typesense until the next start');
+  }
+
+  /** Stops a running embedded rebuild; a Typesense rebuild is asynchronous and ends with close. */
+  stopLongWork(): void {
+    this.embedded.stopLongWork();
   }
 
   async close(): Promise<void> {

@@ -5,9 +5,10 @@
  */
 import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { createStory, createTag } from '../helpers/factories.js';
+import { createStory, createTag, type CreatedStory } from '../helpers/factories.js';
 import { foldedWords } from '../../src/search/text.js';
 import { foldSuggestion } from '../../src/search/suggestions.js';
+import { rebuildSearchIndex, RebuildInterrupted } from '../../src/search/rebuild.js';
 
 type Rows = { doc: number; col: string; term: string }[];
 
@@ -251,4 +252,70 @@ t.test("an author's story count changes its suggestion rank, not its search docu
   await ctx.put(`/api/authors/${first.authorId}`, { name: 'Wren Castellan' });
   t.not(structure(), before, 'a rename does rewrite it');
   t.equal(((await ctx.get('/api/authors/search-typesense?q=castellan')).json() as { totalHits: number }).totalHits, 1);
+});
+
+/**
+ * src/search/rebuild.ts: a reindex runs in short transactions and gives other requests their
+ * turn between them, so writes can land in the middle of it; the index must still end in step.
+ */
+t.test('reindex runs in batches: other requests are answered meanwhile, and writes between batches are kept', async (t) => {
+  const ctx = await buildTestApp(t);
+  const stories: CreatedStory[] = [];
+  for (let i = 0; i < 12; i += 1) {
+    stories.push(await createStory(ctx, { title: `Batch ${i}`, contentHtml: `<p>ember ${i}</p>`, authorName: `Writer ${i % 3}`, tagNames: [`t${i % 4}`] }));
+  }
+  const order: string[] = [];
+  const reindex = ctx.post('/api/search/reindex').then((res) => {
+    order.push('reindex');
+    return res;
+  });
+  const read = ctx.get('/api/stories?page=0&size=5').then((res) => {
+    order.push('read');
+    return res;
+  });
+  t.equal((await read).statusCode, 200);
+  t.equal((await reindex).statusCode, 200);
+  t.same(order, ['read', 'reindex'], 'a read sent after the reindex was answered before it finished');
+
+  // Batches of 2 stories, with a write after every step of the rebuild.
+  const writes = [
+    () => ctx.put(`/api/stories/${stories[0]!.id}`, { title: 'Renamed while rebuilding', contentHtml: '<p>cinder</p>' }),
+    () => ctx.del(`/api/stories/${stories[5]!.id}`),
+    () => createStory(ctx, { title: 'Born while rebuilding', contentHtml: '<p>ember late</p>', authorName: 'Writer 9', tagNames: ['t9'] }),
+    () => ctx.put(`/api/authors/${stories[1]!.authorId}`, { name: 'Writer Renamed' }),
+    () => ctx.del(`/api/stories/${stories[11]!.id}`),
+  ];
+  let stepsSeen = 0;
+  const rebuild = rebuildSearchIndex(ctx.app.db, {
+    batchSize: 2,
+    stopped: () => {
+      stepsSeen += 1;
+      return false;
+    },
+  });
+  for (const write of writes) {
+    await write();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.equal(await rebuild, 11, 'the stories there at the end');
+  t.ok(stepsSeen > writes.length, `the rebuild took ${stepsSeen} steps`);
+  assertInStep(t, ctx, 'after a reindex with writes between its batches');
+  t.same(await hits(ctx, 'ember'), ['Batch 1', 'Batch 10', 'Batch 2', 'Batch 3', 'Batch 4', 'Batch 6', 'Batch 7', 'Batch 8', 'Batch 9', 'Born while rebuilding']);
+  t.same(await hits(ctx, 'cinder'), ['Renamed while rebuilding']);
+});
+
+t.test('a reindex stopped by a shutdown keeps the batches it finished and says so', async (t) => {
+  const ctx = await buildTestApp(t);
+  for (let i = 0; i < 6; i += 1) await createStory(ctx, { title: `Halt ${i}`, contentHtml: '<p>ash</p>' });
+  let steps = 0;
+  // Step 1 empties the index, step 2 indexes the first two stories, step 3 is stopped.
+  const rebuild = rebuildSearchIndex(ctx.app.db, { batchSize: 2, stopped: () => (steps += 1) > 2 });
+  await t.rejects(rebuild, RebuildInterrupted);
+  t.same(await hits(ctx, 'ash'), ['Halt 0', 'Halt 1'], 'the finished batch is searchable; asking again rebuilds the rest');
+  await ctx.post('/api/search/reindex');
+  t.equal((await hits(ctx, 'ash')).length, 6);
+  const stop = ctx.app.searchEngine.reindex();
+  ctx.app.searchEngine.stopLongWork();
+  await t.rejects(stop, RebuildInterrupted, 'the engine stops at its next step once the app begins to close');
+  t.equal(new RebuildInterrupted().statusCode, 503, 'which the request gets as a 503');
 });
