@@ -35,20 +35,28 @@ export class RebuildInterrupted extends ServiceUnavailable {
   }
 }
 
+/** What a rebuild walks, batch by batch, in this order: each table, its key, its mark. */
+const SOURCES = [
+  { table: 'stories', key: 'seq', mark: `'story', seq, id` },
+  { table: 'authors', key: 'seq', mark: `'author', seq, id` },
+  { table: 'series', key: 'id', mark: `'series', id, id` },
+  { table: 'tags', key: 'id', mark: `'tag', id, id` },
+] as const;
+
+type Key = number | string;
+
 const statementsFor = statementCache((client: Database.Database) => ({
-  // Each marks the next batch for the sync step and returns the refs it marked, in order.
-  markStories: client.prepare<[number, number], { ref: number }>(
-    `INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'story', seq, id FROM stories WHERE seq > ? ORDER BY seq LIMIT ? RETURNING ref`,
-  ),
-  markAuthors: client.prepare<[number, number], { ref: number }>(
-    `INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'author', seq, id FROM authors WHERE seq > ? ORDER BY seq LIMIT ? RETURNING ref`,
-  ),
-  markSeries: client.prepare<[string, number], { ref: string }>(
-    `INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'series', id, id FROM series WHERE id > ? ORDER BY id LIMIT ? RETURNING ref`,
-  ),
-  markTags: client.prepare<[string, number], { ref: string }>(
-    `INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT 'tag', id, id FROM tags WHERE id > ? ORDER BY id LIMIT ? RETURNING ref`,
-  ),
+  // Per source: the next batch's last key and size, then marking that batch for the sync step.
+  // (Not INSERT ... RETURNING: a row already marked would be left out and end the walk early.)
+  batches: SOURCES.map(({ table, key, mark }) => ({
+    start: (key === 'seq' ? 0 : '') as Key,
+    end: client.prepare<{ after: Key; size: number }, { last: Key | null; rows: number }>(
+      `SELECT max(${key}) AS last, count(*) AS rows FROM (SELECT ${key} FROM ${table} WHERE ${key} > @after ORDER BY ${key} LIMIT @size)`,
+    ),
+    mark: client.prepare<{ after: Key; last: Key }>(
+      `INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT ${mark} FROM ${table} WHERE ${key} > @after AND ${key} <= @last`,
+    ),
+  })),
   clearStoryDocs: client.prepare(`INSERT INTO stories_fts (stories_fts) VALUES ('delete-all')`),
   clearAuthorDocs: client.prepare(`INSERT INTO authors_fts (authors_fts) VALUES ('delete-all')`),
   mergeStories: client.prepare(`INSERT INTO stories_fts (stories_fts, rank) VALUES ('merge', -${MERGE_PAGES})`),
@@ -91,21 +99,21 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
     s.clearAuthorDocs.run();
     clearSuggestions(client);
   });
-  const rebuildAll = async <K extends number | string>(mark: Database.Statement<[K, number], { ref: K }>, start: K) => {
-    for (let after = start; ; ) {
-      const marked = await step((tx) => {
-        const refs = mark.all(after, batchSize);
+  for (const batch of s.batches) {
+    for (let after = batch.start, full = true; full; ) {
+      await step((tx) => {
+        const { last, rows } = batch.end.get({ after, size: batchSize })!;
+        if (last === null) {
+          full = false;
+          return;
+        }
+        batch.mark.run({ after, last });
         rebuildDirty(client, tx, { quiet: true });
-        return refs;
+        after = last;
+        full = rows === batchSize;
       });
-      if (marked.length < batchSize) return;
-      after = marked[marked.length - 1]!.ref;
     }
-  };
-  await rebuildAll(s.markStories, 0);
-  await rebuildAll(s.markAuthors, 0);
-  await rebuildAll(s.markSeries, '');
-  await rebuildAll(s.markTags, '');
+  }
   // FTS5: a merge step that changed fewer than 2 rows (of its shadow tables) had nothing to merge.
   for (const merge of [s.mergeStories, s.mergeAuthors]) {
     const changedRows = () => {

@@ -314,6 +314,12 @@ t.test('a reindex stopped by a shutdown keeps the batches it finished and says s
   t.same(await hits(ctx, 'ash'), ['Halt 0', 'Halt 1'], 'the finished batch is searchable; asking again rebuilds the rest');
   await ctx.post('/api/search/reindex');
   t.equal((await hits(ctx, 'ash')).length, 6);
+
+  // A story already marked (by a write outside a transaction) must not cut a batch short.
+  const client = ctx.app.db.$client;
+  client.exec(`INSERT INTO search_dirty (kind, ref, uid) SELECT 'story', seq, id FROM stories WHERE title = 'Halt 1'`);
+  await rebuildSearchIndex(ctx.app.db, { batchSize: 2 });
+  t.equal((await hits(ctx, 'ash')).length, 6, 'a rebuild walks past a row that was already marked');
   const stop = ctx.app.searchEngine.reindex();
   ctx.app.searchEngine.stopLongWork();
   await t.rejects(stop, RebuildInterrupted, 'the engine stops at its next step once the app begins to close');
