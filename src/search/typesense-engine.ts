@@ -23,7 +23,6 @@ import type { AuthorDto } from '../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
 import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
-import { rebuildSearchIndex } from './rebuild.js';
 import type { SearchChanges } from './sync.js';
 import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './typesense-client.js';
 import {
@@ -74,7 +73,6 @@ export class TypesenseSearchEngine implements SearchEngine {
   private nudgeScheduled = false;
   /** While a rebuild runs: what the worker sent to the old collections, to send again after the swap. */
   private sentDuringRebuild: { kind: 'story' | 'author'; id: string }[] | undefined;
-  /** Set around the embedded rebuild, whose sync reports every document as changed. */
   private closed = false;
 
   constructor(
