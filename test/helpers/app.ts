@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -31,12 +31,12 @@ export function tempDataDir(t: Test): string {
 
 /**
  * Builds the whole app on its own temp data folder (a real SQLite file), logs in, and closes
- * everything when the test ends (STYLE.md, habit 10).
+ * everything when the test ends (STYLE.md, habit 10). Silent unless given a `logger`.
  */
-export async function buildTestApp(t: Test, env: Record<string, string> = {}): Promise<TestContext> {
+export async function buildTestApp(t: Test, env: Record<string, string> = {}, logger: BuildOptions['logger'] = false): Promise<TestContext> {
   const dataDir = env.DATA_DIR ?? tempDataDir(t);
   const config = loadConfig({ APP_PASSWORD: TEST_PASSWORD, LOG_LEVEL: 'silent', ...env, DATA_DIR: dataDir });
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { logger });
   t.teardown(() => app.close());
 
   const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { password: TEST_PASSWORD } });

@@ -3,10 +3,8 @@
  * outbox to drain. Kept beside the fake so the Typesense tests share one vocabulary.
  */
 import type { Test } from 'tap';
-import type { InjectOptions } from 'fastify';
-import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
-import { buildTestApp, TEST_PASSWORD, tempDataDir, type TestContext } from '../app.js';
+import type { BuildOptions } from '../../../src/app.js';
+import { buildTestApp, type TestContext } from '../app.js';
 import type { TypesenseSearchEngine } from '../../../src/search/typesense-engine.js';
 import type { FakeTypesense } from './index.js';
 
@@ -20,8 +18,13 @@ export interface TypesenseContext extends TestContext {
 }
 
 /** The app with TYPESENSE_URL/KEY pointing at the fake, its collections ready. */
-export async function buildTypesenseApp(t: Test, fake: FakeTypesense, env: Record<string, string> = {}): Promise<TypesenseContext> {
-  const ctx = await buildTestApp(t, { TYPESENSE_URL: fake.url, TYPESENSE_API_KEY: fake.apiKey, ...env });
+export async function buildTypesenseApp(
+  t: Test,
+  fake: FakeTypesense,
+  env: Record<string, string> = {},
+  logger: BuildOptions['logger'] = false,
+): Promise<TypesenseContext> {
+  const ctx = await buildTestApp(t, { TYPESENSE_URL: fake.url, TYPESENSE_API_KEY: fake.apiKey, ...env }, logger);
   const engine = ctx.app.searchEngine as TypesenseSearchEngine;
   await engine.idle();
   return { ...ctx, fake, engine };
@@ -39,32 +42,8 @@ export interface LogLine {
  */
 export async function buildLoggedTypesenseApp(t: Test, fake: FakeTypesense): Promise<TypesenseContext & { logs: LogLine[] }> {
   const logs: LogLine[] = [];
-  const dataDir = tempDataDir(t);
-  const config = loadConfig({ APP_PASSWORD: TEST_PASSWORD, DATA_DIR: dataDir, TYPESENSE_URL: fake.url, TYPESENSE_API_KEY: fake.apiKey });
   const stream = { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) };
-  const app = await buildApp(config, { logger: { level: 'info', stream } });
-  t.teardown(() => app.close());
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { password: TEST_PASSWORD } });
-  const token = (login.json() as { token: string }).token;
-  const request = (options: InjectOptions) => app.inject({ ...options, cookies: { token } });
-  const withBody = (method: 'POST' | 'PUT' | 'DELETE') => (url: string, payload?: unknown) =>
-    request(payload === undefined ? { method, url } : { method, url, payload: payload as InjectOptions['payload'] });
-  const engine = app.searchEngine as TypesenseSearchEngine;
-  await engine.idle();
-  return {
-    app,
-    config,
-    dataDir,
-    token,
-    request,
-    get: (url) => request({ method: 'GET', url }),
-    post: withBody('POST'),
-    put: withBody('PUT'),
-    del: withBody('DELETE'),
-    fake,
-    engine,
-    logs,
-  };
+  return { ...(await buildTypesenseApp(t, fake, {}, { level: 'info', stream })), logs };
 }
 
 /** Rows in the outbox, straight from the table. */
