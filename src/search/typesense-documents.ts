@@ -6,30 +6,18 @@
  */
 import type Database from 'better-sqlite3';
 import type { DbOrTx } from '../db/transaction.js';
+import type { StoryHitRow } from './present.js';
 import { sqliteClient, statementCache } from './sqlite-client.js';
 import { codePoints } from './text.js';
 import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './typesense-schema.js';
 
-interface StoryRow {
-  seq: number;
-  id: string;
-  title: string;
-  summary: string | null;
+/** The search hit's columns (./present.ts), with everything a Typesense story document adds. */
+interface StoryRow extends StoryHitRow {
   description: string | null;
   contentPlain: string | null;
-  authorId: string | null;
-  authorName: string | null;
   authorNameKey: string | null;
-  seriesId: string | null;
-  seriesName: string | null;
-  volume: number | null;
+  /** JSON array of the tag names, sorted. */
   tagNames: string;
-  rating: number | null;
-  wordCount: number;
-  coverPath: string | null;
-  sourceUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 interface AuthorRow {
