@@ -313,13 +313,22 @@ export class TypesenseSearchEngine implements SearchEngine {
     void this.prepare();
   }
 
+  /** While Typesense is away: probe `/health` with exponential backoff and jitter. */
   private scheduleProbe(): void {
+    this.afterBackoff(() => this.probe(), true);
+  }
+
+  /**
+   * Runs `next` once the backoff delay has passed (doubling each time up to `probeMaxMs`; with
+   * `jitter`, a random half to all of it), unless one is already waiting or the engine closed.
+   */
+  private afterBackoff(next: () => Promise<void>, jitter: boolean): void {
     if (this.closed || this.probeTimer !== undefined) return;
-    const delay = this.probeDelayMs / 2 + Math.random() * (this.probeDelayMs / 2);
+    const delay = jitter ? this.probeDelayMs / 2 + Math.random() * (this.probeDelayMs / 2) : this.probeDelayMs;
     this.probeDelayMs = Math.min(this.options.probeMaxMs, this.probeDelayMs * 2);
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
-      void this.probe();
+      void next();
     }, delay);
     this.probeTimer.unref();
   }
@@ -368,14 +377,7 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   /** After a refusal (not an outage), prepare again later with the probe's backoff. */
   private scheduleProbeForPrepare(): void {
-    if (this.closed || this.probeTimer !== undefined) return;
-    const delay = this.probeDelayMs;
-    this.probeDelayMs = Math.min(this.options.probeMaxMs, this.probeDelayMs * 2);
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = undefined;
-      void this.prepare();
-    }, delay);
-    this.probeTimer.unref();
+    this.afterBackoff(() => this.prepare(), false);
   }
 
   /**
