@@ -100,18 +100,18 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
     clearSuggestions(client);
   });
   for (const batch of s.batches) {
-    for (let after = batch.start, full = true; full; ) {
-      await step((tx) => {
-        const { last, rows } = batch.end.get({ after, size: batchSize })!;
-        if (last === null) {
-          full = false;
-          return;
+    for (let after = batch.start; ; ) {
+      const { last, rows } = await step((tx) => {
+        const end = batch.end.get({ after, size: batchSize })!;
+        if (end.last !== null) {
+          batch.mark.run({ after, last: end.last });
+          rebuildDirty(client, tx, { quiet: true });
         }
-        batch.mark.run({ after, last });
-        rebuildDirty(client, tx, { quiet: true });
-        after = last;
-        full = rows === batchSize;
+        return end;
       });
+      if (last === null) break;
+      after = last;
+      if (rows < batchSize) break;
     }
   }
   // FTS5: a merge step that changed fewer than 2 rows (of its shadow tables) had nothing to merge.
