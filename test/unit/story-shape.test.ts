@@ -1,0 +1,264 @@
+/**
+ * A story's shape is written by hand in several places (docs/adding-a-story-field.md). This test
+ * reads the story table's real columns from the database the app migrated at startup and checks
+ * each column against what those places actually produce for a real story:
+ *
+ * 1. the column -> API field mapping below (every column must have an entry);
+ * 2. the story DTO, as `GET /api/stories/{id}` answers it (src/stories/present.ts);
+ * 3. a search hit, as `GET /api/stories/search` answers it (src/search/fts5-stories.ts, present.ts);
+ * 4. the Typesense collection schema (src/search/typesense-schema.ts, `collectionSchema`);
+ * 5. the Typesense document built from the row (src/search/typesense-documents.ts);
+ * 6. the embedded FTS document: a word written into the column must become findable through
+ *    `stories_fts` after the same sync step every write runs (src/search/sync.ts, and the
+ *    `UPDATE OF` list of drizzle/0002's trigger, which decides whether the document is rebuilt);
+ * 7. the triggers that decide whether a change reaches Typesense: changing the column alone must
+ *    mark the story in `search_dirty` on a connection with the Typesense triggers installed
+ *    (src/search/outbox.ts `installOutboxTriggers`, plus drizzle/0002's trigger). A column missing
+ *    there is the silent failure: the API shows the new value, Typesense never hears of it.
+ *
+ * Each place has an explicit allow-list of the columns that deliberately do not belong there.
+ * The second test adds a column to a live database and checks that every place reports it.
+ */
+import path from 'node:path';
+import t from 'tap';
+import { buildTestApp, type TestContext } from '../helpers/app.js';
+import { fileUpload } from '../helpers/multipart.js';
+import * as img from '../helpers/images.js';
+import { DATABASE_FILE_NAME, openDatabase, type Db } from '../../src/db/open.js';
+import { installOutboxTriggers } from '../../src/search/outbox.js';
+import { syncSearchDocuments } from '../../src/search/sync.js';
+import { readStoryDocuments } from '../../src/search/typesense-documents.js';
+import { collectionSchema } from '../../src/search/typesense-schema.js';
+
+/** Every story column and the API field that shows it. Must list exactly the table's columns. */
+const FIELD_OF_COLUMN: Record<string, string> = {
+  seq: 'seq',
+  id: 'id',
+  title: 'title',
+  summary: 'summary',
+  description: 'description',
+  content_html: 'contentHtml',
+  content_plain: 'contentPlain',
+  source_url: 'sourceUrl',
+  cover_path: 'coverPath',
+  word_count: 'wordCount',
+  rating: 'rating',
+  volume: 'volume',
+  author_id: 'authorId',
+  series_id: 'seriesId',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+};
+
+/** `seq` is the integer rowid the FTS index keys on; the API only ever shows the UUID `id`. */
+const INTERNAL = ['seq'];
+
+const NOT_IN = {
+  dto: [...INTERNAL],
+  /** A hit carries a snippet instead of the texts: result pages stay small. */
+  searchHit: [...INTERNAL, 'description', 'content_html', 'content_plain'],
+  /**
+   * Typesense has its own implicit `id` field (the schema lists `idKey`, its sortable copy), and
+   * it indexes the plain text, never the HTML.
+   */
+  typesenseSchema: [...INTERNAL, 'id', 'content_html'],
+  /** Typesense indexes the plain text, never the HTML. */
+  typesenseDocument: [...INTERNAL, 'content_html'],
+  /**
+   * Words are matched in the title, names (through author_id and series_id), summary,
+   * description and plain text. The HTML is indexed as its plain text; the rest are attributes
+   * that search filters and sorts read from `stories_search_attrs_idx`, never words to match.
+   */
+  ftsDocument: [
+    ...INTERNAL,
+    'id',
+    'content_html',
+    'source_url',
+    'cover_path',
+    'word_count',
+    'rating',
+    'volume',
+    'created_at',
+    'updated_at',
+  ],
+  /**
+   * `id` and `created_at` never change after the insert (which always marks the story);
+   * `content_html` is only ever written together with `content_plain`, which is watched.
+   */
+  typesenseTrigger: [...INTERNAL, 'id', 'created_at', 'content_html'],
+} satisfies Record<string, string[]>;
+
+type Place = keyof typeof NOT_IN;
+const PLACES = ['mapping', ...Object.keys(NOT_IN)] as const;
+
+/** A referenced table, and how the test makes a row in it whose name is a given word. */
+const NAMED_ROW_ENDPOINT: Record<string, string> = { authors: '/api/authors', series: '/api/series' };
+
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** Typesense keeps timestamps as epoch milliseconds (src/search/typesense-schema.ts). */
+const TYPESENSE_VALUE: Record<string, (value: unknown) => unknown> = {
+  created_at: (value) => Date.parse(String(value)),
+  updated_at: (value) => Date.parse(String(value)),
+};
+
+async function uploadCover(ctx: TestContext): Promise<string> {
+  const body = fileUpload(img.png());
+  const res = await ctx.request({ method: 'POST', url: '/api/files/upload/cover', payload: body.payload, headers: body.headers });
+  if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { path: string }).path;
+}
+
+/** A story with every column set, each to a value no other column has. */
+async function createFullStory(ctx: TestContext): Promise<string> {
+  const res = await ctx.post('/api/stories', {
+    title: 'Lighthouse keeper',
+    summary: 'A summary',
+    description: 'A description',
+    contentHtml: '<p>The lamp turned all night.</p>',
+    sourceUrl: 'https://example.org/lighthouse',
+    coverPath: await uploadCover(ctx),
+    rating: 4,
+    volume: 2,
+    authorName: 'Ada Shore',
+    seriesName: 'Coastal tales',
+    tagNames: ['sea'],
+  });
+  if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { id: string }).id;
+}
+
+/** A second connection to the app's database file, closed by the caller. */
+function openScratch(ctx: TestContext): Db {
+  const db = openDatabase(path.join(ctx.dataDir, DATABASE_FILE_NAME));
+  // Probe values ignore types, checks and references; every probe is rolled back.
+  db.$client.pragma('foreign_keys = OFF');
+  db.$client.pragma('ignore_check_constraints = ON');
+  return db;
+}
+
+/** Runs `probe` in a transaction that is always rolled back. */
+function rolledBack<T>(db: Db, probe: () => T): T {
+  db.$client.exec('BEGIN IMMEDIATE');
+  try {
+    return probe();
+  } finally {
+    db.$client.exec('ROLLBACK');
+  }
+}
+
+/**
+ * Every way the story `id` shows that a story column is missing from a place, as
+ * `stories.<column>: <place>: <what is wrong>` lines; empty when the shape is consistent.
+ */
+async function storyShapeProblems(ctx: TestContext, id: string): Promise<string[]> {
+  const client = ctx.app.db.$client;
+  const columns = (client.pragma('table_info(stories)') as { name: string }[]).map((column) => column.name);
+  const references = new Map(
+    (client.pragma('foreign_key_list(stories)') as { from: string; table: string }[]).map((key) => [key.from, key.table]),
+  );
+  const row = client.prepare('SELECT * FROM stories WHERE id = ?').get(id) as Record<string, unknown>;
+  const problems: string[] = [];
+  const report = (column: string, place: (typeof PLACES)[number], what: string) => problems.push(`stories.${column}: ${place}: ${what}`);
+  const checked = (place: Place) => columns.filter((column) => !NOT_IN[place].includes(column));
+  const field = (column: string) => FIELD_OF_COLUMN[column] ?? camel(column);
+
+  for (const column of columns) {
+    if (!(column in FIELD_OF_COLUMN)) report(column, 'mapping', 'no entry in FIELD_OF_COLUMN');
+    if (row[column] === null) report(column, 'mapping', 'the probe story leaves it null: give it a value in createFullStory');
+  }
+  for (const column of Object.keys(FIELD_OF_COLUMN)) if (!columns.includes(column)) report(column, 'mapping', 'not a column any more');
+  for (const [place, list] of Object.entries(NOT_IN)) {
+    for (const column of list) if (!columns.includes(column)) report(column, place as Place, 'allow-listed but not a column any more');
+  }
+
+  /** Field present, and showing the column's value (so a field fed by the wrong column shows up). */
+  const compare = (place: Place, shown: Record<string, unknown>, convert: Record<string, (value: unknown) => unknown> = {}) => {
+    for (const column of checked(place)) {
+      const name = field(column);
+      if (!(name in shown)) report(column, place, `no field \`${name}\``);
+      else if (shown[name] !== (convert[column] ?? ((value: unknown) => value))(row[column])) {
+        report(column, place, `\`${name}\` is ${JSON.stringify(shown[name])}, the column holds ${JSON.stringify(row[column])}`);
+      }
+    }
+  };
+
+  compare('dto', (await ctx.get(`/api/stories/${id}`)).json() as Record<string, unknown>);
+
+  const search = (await ctx.get('/api/stories/search?query=lighthouse')).json() as { results: Record<string, unknown>[] };
+  const hit = search.results.find((result) => result.id === id);
+  if (hit === undefined) problems.push('the probe story is not found by searching its title');
+  else compare('searchHit', hit);
+
+  const schemaFields = new Set(collectionSchema('stories', 'shape').fields.map((schemaField) => schemaField.name));
+  for (const column of checked('typesenseSchema')) {
+    if (!schemaFields.has(field(column))) report(column, 'typesenseSchema', `no field \`${field(column)}\` in the stories collection`);
+  }
+
+  const document = readStoryDocuments(ctx.app.db, [id]).get(id);
+  if (document === undefined) problems.push('no Typesense document for the probe story');
+  else compare('typesenseDocument', document as unknown as Record<string, unknown>, TYPESENSE_VALUE);
+
+  // Words for the FTS probes: a column that references a named table gets a fresh row named by it.
+  const probes = new Map<string, { word: string; value: unknown }>();
+  for (const column of checked('ftsDocument')) {
+    const word = `zqprobe${column.replace(/_/g, '')}`;
+    const table = references.get(column);
+    if (table === undefined) probes.set(column, { word, value: word });
+    else if (NAMED_ROW_ENDPOINT[table] === undefined) report(column, 'ftsDocument', `references ${table}: add it to NAMED_ROW_ENDPOINT`);
+    else probes.set(column, { word, value: ((await ctx.post(NAMED_ROW_ENDPOINT[table], { name: word })).json() as { id: string }).id });
+  }
+
+  const plain = openScratch(ctx);
+  try {
+    const findable = plain.$client.prepare<[string, number]>('SELECT 1 FROM stories_fts WHERE stories_fts MATCH ? AND rowid = ?');
+    for (const [column, { word, value }] of probes) {
+      const found = rolledBack(plain, () => {
+        plain.$client.prepare(`UPDATE stories SET "${column}" = ? WHERE id = ?`).run(value, id);
+        syncSearchDocuments(plain);
+        return findable.get(word, row.seq as number) !== undefined;
+      });
+      if (!found) report(column, 'ftsDocument', `a word written into it is not found through stories_fts after the sync`);
+    }
+  } finally {
+    plain.$client.close();
+  }
+
+  const withTypesense = openScratch(ctx);
+  try {
+    installOutboxTriggers(withTypesense);
+    const marked = withTypesense.$client.prepare<[string]>("SELECT 1 FROM search_dirty WHERE kind = 'story' AND uid = ?");
+    for (const column of checked('typesenseTrigger')) {
+      const reached = rolledBack(withTypesense, () => {
+        withTypesense.$client.exec('DELETE FROM search_dirty');
+        withTypesense.$client.prepare(`UPDATE stories SET "${column}" = ? WHERE id = ?`).run(`changed ${column}`, id);
+        return marked.get(id) !== undefined;
+      });
+      if (!reached) report(column, 'typesenseTrigger', 'changing it alone does not mark the story, so Typesense never hears of it');
+    }
+  } finally {
+    withTypesense.$client.close();
+  }
+  return problems;
+}
+
+t.test('every story column is carried by every place that shows, indexes or syncs a story', async (t) => {
+  const ctx = await buildTestApp(t);
+  const id = await createFullStory(ctx);
+  t.strictSame(await storyShapeProblems(ctx, id), []);
+});
+
+t.test('a column added to the story table is reported in every place, by name', async (t) => {
+  const ctx = await buildTestApp(t);
+  const id = await createFullStory(ctx);
+  ctx.app.db.$client.exec(`ALTER TABLE stories ADD COLUMN shape_probe TEXT`);
+  ctx.app.db.$client.prepare(`UPDATE stories SET shape_probe = 'calm' WHERE id = ?`).run(id);
+
+  const problems = await storyShapeProblems(ctx, id);
+  const reported = problems.filter((problem) => problem.startsWith('stories.shape_probe: ')).map((problem) => problem.split(': ')[1]);
+  t.strictSame(reported, [...PLACES], problems.join('\n'));
+  t.strictSame(
+    problems.filter((problem) => !problem.startsWith('stories.shape_probe: ')),
+    [],
+    'no other column is reported',
+  );
+});
