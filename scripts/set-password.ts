@@ -1,7 +1,9 @@
 /**
  * `npm run set-password`: stores a new login password (its scrypt hash) in DATA_DIR/secrets/.
- * Every token issued before the change stops working, in a running service too (it notices the
- * file change within a second). The password is read from standard input — piped, or typed at
+ * Every token obtained with an earlier password stops working, in a running service too: exactly
+ * those, however close in time, since each token carries a stamp of the password it was issued
+ * under (src/auth/password-state.ts). A login notices the change at once, a token check within a
+ * second. The password is read from standard input — piped, or typed at
  * a prompt without echo — never from the command line, where `ps` and shell history would
  * keep it.
  */

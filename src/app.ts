@@ -11,6 +11,7 @@ import { imagesPlugin } from './plugins/images.js';
 import { searchPlugin } from './plugins/search.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
+import { crossSitePlugin } from './plugins/cross-site.js';
 import { apiRoutes, healthRoutes } from './routes.js';
 
 /**
@@ -77,6 +78,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
   await app.register(securityHeadersPlugin, SECURITY_HEADERS);
+  await app.register(crossSitePlugin);
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
   await app.register(searchPlugin);

@@ -33,6 +33,12 @@ export class Unauthorized extends HttpError {
   }
 }
 
+export class Forbidden extends HttpError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(403, message, details);
+  }
+}
+
 export class NotFound extends HttpError {
   constructor(message: string) {
     super(404, message);

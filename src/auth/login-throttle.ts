@@ -21,15 +21,31 @@ export class LoginThrottle {
     return Math.max(1, Math.ceil((oldest + WINDOW_MS - this.now()) / 1000));
   }
 
-  recordFailure(address: string): void {
+  /**
+   * Counts a login attempt as failed before its password is checked, and returns its time for
+   * `forgive`. Counting first is what makes the limit hold under concurrency: the check takes
+   * ~50 ms, and attempts counted only after it would all pass `retryAfterSeconds` together.
+   */
+  recordAttempt(address: string): number {
+    const now = this.now();
     const recent = this.recent(address);
-    recent.push(this.now());
+    recent.push(now);
     this.failures.delete(address);
     this.failures.set(address, recent.slice(-MAX_FAILURES));
     if (this.failures.size > MAX_TRACKED_ADDRESSES) {
       const oldestAddress = this.failures.keys().next().value;
       if (oldestAddress !== undefined) this.failures.delete(oldestAddress);
     }
+    return now;
+  }
+
+  /** Uncounts an attempt made at `at` that turned out right (or was never checked). */
+  forgive(address: string, at: number): void {
+    const recent = this.failures.get(address);
+    const index = recent?.lastIndexOf(at) ?? -1;
+    if (recent === undefined || index < 0) return;
+    recent.splice(index, 1);
+    if (recent.length === 0) this.failures.delete(address);
   }
 
   private recent(address: string): number[] {

@@ -4,16 +4,26 @@ import { errorResponses, MessageBody } from '../schemas/common.js';
 import { LoginBody, LoginResponse } from '../schemas/auth.js';
 import { TOKEN_LIFETIME_SECONDS } from './tokens.js';
 
+/**
+ * The body limit of the routes anyone may call (decisions.md): the longest password the schema
+ * allows, 1,024 characters, is at most ~6 KiB of JSON even with every character `\u`-escaped.
+ * The app's 16 MiB limit let 30 concurrent anonymous logins hold ~550 MB.
+ */
+const UNAUTHENTICATED_BODY_LIMIT = 8 * 1024;
+
 /** Spec 4.1: login (the one public route), logout and verify. */
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/login',
     {
+      bodyLimit: UNAUTHENTICATED_BODY_LIMIT,
+      // Before the body is read or validated: a locked-out address gets 429 whatever it sends.
+      onRequest: async (request) => app.auth.refuseLockedOut(request.ip),
       schema: {
         tags: ['auth'],
         summary: 'Log in with the application password',
         body: LoginBody,
-        response: { 200: LoginResponse, ...errorResponses(400, 401, 415, 429) },
+        response: { 200: LoginResponse, ...errorResponses(400, 401, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -27,10 +37,11 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/logout',
     {
+      bodyLimit: UNAUTHENTICATED_BODY_LIMIT,
       schema: {
         tags: ['auth'],
         summary: 'Log out: revoke the token and clear the cookie',
-        response: { 200: MessageBody },
+        response: { 200: MessageBody, ...errorResponses(413) },
       },
     },
     async (request, reply) => {

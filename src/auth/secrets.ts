@@ -7,9 +7,12 @@ export const SECRETS_DIR_NAME = 'secrets';
 const JWT_SECRET_FILE = 'jwt-secret';
 const PASSWORD_FILE = 'password.json';
 
-/** What `password.json` holds: the hash, and when it was set (tokens issued before are dead). */
+/** What `password.json` holds: the hash, and when it was set. */
 export interface StoredPassword extends PasswordHash {
-  /** Unix seconds; tokens with an earlier `iat` are refused (decisions.md, beyond). */
+  /**
+   * Unix seconds, for the record. Revocation does not use it (a second is too coarse): tokens
+   * carry a stamp of the stored hash instead (password-state.ts).
+   */
   changedAt: number;
 }
 

@@ -3,7 +3,8 @@ import type { JWT } from '@fastify/jwt';
 import { TooManyRequests, Unauthorized } from '../errors.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './password.js';
-import type { PasswordState } from './password-state.js';
+import type { PasswordInForce, PasswordState } from './password-state.js';
+import { passwordChecks } from './check-limit.js';
 import { TOKEN_LIFETIME_SECONDS, type RevokedTokens } from './tokens.js';
 
 export interface TokenClaims {
@@ -23,35 +24,59 @@ interface AuthDeps {
 export class AuthService {
   constructor(private readonly deps: AuthDeps) {}
 
+  /** 429 when `address` is locked out; the login route runs it before reading the body. */
+  refuseLockedOut(address: string): void {
+    const wait = this.deps.throttle.retryAfterSeconds(address);
+    if (wait > 0) throw new TooManyRequests('Too many failed logins; try again later', wait);
+  }
+
   /**
    * Checks the password (after the throttle, so a locked-out address is refused even with the
-   * right one) and issues a 24-hour token with its own id, so it can be revoked alone.
+   * right one) and issues a 24-hour token with its own id, so it can be revoked alone. The
+   * attempt counts as a failure from before the check until it proves right, so concurrent
+   * attempts cannot all slip past the limit; at most a few checks run at once (check-limit.ts).
    */
   async login(password: string, address: string): Promise<string> {
-    const { throttle, password: state, jwt } = this.deps;
-    const wait = throttle.retryAfterSeconds(address);
-    if (wait > 0) throw new TooManyRequests('Too many failed logins; try again later', wait);
-    if (!(await verifyPassword(password, state.current()))) {
-      throttle.recordFailure(address);
-      throw new Unauthorized('Invalid password');
+    const { throttle, password: state } = this.deps;
+    this.refuseLockedOut(address);
+    const attempt = throttle.recordAttempt(address);
+    const checked = state.fresh();
+    let right: boolean;
+    try {
+      right = await passwordChecks.run(() => verifyPassword(password, checked.hash));
+    } catch (error) {
+      throttle.forgive(address, attempt);
+      throw error;
     }
-    return jwt.sign({ jti: randomUUID() }, { expiresIn: TOKEN_LIFETIME_SECONDS });
+    // A password changed during the check makes the old one wrong, and its token dead at birth.
+    if (!right || state.fresh().stamp !== checked.stamp) throw new Unauthorized('Invalid password');
+    throttle.forgive(address, attempt);
+    return this.issueToken(checked);
+  }
+
+  /**
+   * A 24-hour token for the password in force (or `under`, the one a login was checked
+   * against): its own id, so it can be revoked alone, and the password's stamp, so a password
+   * change revokes it (password-state.ts).
+   */
+  issueToken(under: PasswordInForce = this.deps.password.fresh()): string {
+    return this.deps.jwt.sign({ jti: randomUUID(), pwv: under.stamp }, { expiresIn: TOKEN_LIFETIME_SECONDS });
   }
 
   /** The claims of a valid token; throws 401 for a missing, bad, expired or revoked one. */
   verify(token: string | undefined): TokenClaims {
     if (token === undefined || token === '') throw new Unauthorized('Authentication required');
-    let claims: Partial<TokenClaims>;
+    let claims: Partial<TokenClaims> & { pwv?: unknown };
     try {
-      claims = this.deps.jwt.verify<Partial<TokenClaims>>(token);
+      claims = this.deps.jwt.verify<Partial<TokenClaims> & { pwv?: unknown }>(token);
     } catch {
       throw new Unauthorized('Invalid or expired token');
     }
-    const { jti, iat, exp } = claims;
+    const { jti, iat, exp, pwv } = claims;
     if (typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') {
       throw new Unauthorized('Invalid or expired token');
     }
-    if (this.deps.revoked.has(jti) || iat < this.deps.password.current().changedAt) {
+    if (this.deps.revoked.has(jti) || pwv !== this.deps.password.current().stamp) {
       throw new Unauthorized('Invalid or expired token');
     }
     return { jti, iat, exp };

@@ -65,14 +65,14 @@ export const authPlugin = fp<AuthPluginOptions>(
       sign: { algorithm: 'HS256', expiresIn: TOKEN_LIFETIME_SECONDS },
       // Verified tokens are remembered (up to 1,000, each until its own exp): a client sends the
       // same token with every request, and its HMAC and JSON were most of a token check. The
-      // deny list and the password-change time are still checked on every request (AuthService).
+      // deny list and the password stamp are still checked on every request (AuthService).
       verify: { algorithms: ['HS256'], cache: 1000 },
     });
 
     const auth = new AuthService({
       jwt: app.jwt,
       revoked: new RevokedTokens(app.db),
-      password: new PasswordState(password.hash, options.dataDir, options.appPassword !== undefined),
+      password: new PasswordState(password.hash, options.dataDir, options.appPassword !== undefined, secret),
       throttle: new LoginThrottle(),
     });
     app.decorate('auth', auth);
