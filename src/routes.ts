@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
@@ -19,6 +20,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(authRoutes);
   await app.register(async (protectedScope) => {
     protectedScope.addHook('onRequest', protectedScope.authenticate);
+    protectedScope.addHook('onRoute', markRequiresToken);
     await protectedScope.register(storyRoutes);
     await protectedScope.register(authorRoutes);
     await protectedScope.register(tagRoutes);

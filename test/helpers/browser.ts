@@ -1,0 +1,70 @@
+/**
+ * A real Chromium for browser tests, driven through puppeteer-core (no browser download: the
+ * system's chromium, which .ci/run installs when missing; `CHROMIUM_PATH` points elsewhere).
+ *
+ * Pages are opened at a LAN host name, `http://storyshelf.lan:<port>`, mapped to 127.0.0.1 inside
+ * the browser only: Chromium treats localhost and 127.0.0.1 as secure contexts and exempts them
+ * from upgrade-insecure-requests and similar rules, so a test at a loopback name would not see
+ * what a phone on the home network sees.
+ *
+ * One browser per test file (launching costs ~0.5 s), one page per test.
+ */
+import type { Test } from 'tap';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { App } from '../../src/app.js';
+
+export const LAN_HOST = 'storyshelf.lan';
+
+/** Launches headless Chromium with `LAN_HOST` resolving to loopback; closed at `t`'s teardown. */
+export async function launchBrowser(t: Test): Promise<Browser> {
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      // Containers and CI runners have no user namespaces for Chromium's sandbox.
+      '--no-sandbox',
+      `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
+      // Small /dev/shm in containers makes renderers crash under load.
+      '--disable-dev-shm-usage',
+    ],
+  });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+/** Serves `app` on a real loopback socket and returns its origin under `LAN_HOST`. */
+export async function serveOnLan(app: App): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the app is not listening on a TCP port');
+  return `http://${LAN_HOST}:${address.port}`;
+}
+
+export interface WatchedPage {
+  page: Page;
+  /**
+   * Everything that went wrong in the page so far: failed requests (an upgrade to https, a CSP
+   * block, a refused connection), requests that left for another scheme or host, CSP
+   * violations, uncaught exceptions. A healthy page leaves it empty.
+   */
+  problems: string[];
+}
+
+/** A new page in `browser` that records its problems for `origin`; closed at `t`'s teardown. */
+export async function watchedPage(t: Test, browser: Browser, origin: string): Promise<WatchedPage> {
+  const page = await browser.newPage();
+  t.teardown(() => page.close());
+  const problems: string[] = [];
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`));
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.push(`request left the origin: ${url}`);
+  });
+  // Only CSP reports: Chromium also logs, as errors, that it ignores Cross-Origin-Opener-Policy
+  // on plain HTTP, which every page of this server at a LAN address gets.
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error instanceof Error ? error.message : String(error)}`));
+  return { page, problems };
+}
