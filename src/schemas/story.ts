@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_PATH_MAX } from '../images/image-path.js';
-import { DateTime, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
+import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
 import { TAG_NAME_MAX, TagDto } from './tag.js';
 
 export const STORY_TITLE_MAX = 255;
@@ -72,7 +72,7 @@ const storyFields = {
   summary: Type.Optional(Nullable(Type.String())),
   description: Type.Optional(Nullable(Type.String({ maxLength: STORY_DESCRIPTION_MAX }))),
   contentHtml: Type.Optional(Nullable(Type.String())),
-  sourceUrl: Type.Optional(Nullable(Type.String())),
+  sourceUrl: Type.Optional(Nullable(HttpUrl)),
   volume: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }))),
   rating: Type.Optional(Nullable(Rating)),
   authorId: Type.Optional(Nullable(Uuid)),
