@@ -11,6 +11,11 @@ export const STORY_TITLE_MAX = 255;
 export const STORY_DESCRIPTION_MAX = 1000;
 /** Spec 2.5 caps series names at 255; author names get the same cap here (decisions: silent). */
 export const LINKED_NAME_MAX = 255;
+/**
+ * Tags one story may carry (the spec gives no number): far above any real use, and small enough
+ * that one body cannot hold up the server (20,000 names stalled every request for seconds).
+ */
+export const STORY_TAG_NAMES_MAX = 100;
 
 export const StoryDto = Type.Object({
   id: Uuid,
@@ -79,7 +84,7 @@ const storyFields = {
   authorName: Type.Optional(Nullable(LinkedName)),
   seriesId: Type.Optional(Nullable(Uuid)),
   seriesName: Type.Optional(Nullable(LinkedName)),
-  tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX })))),
+  tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX }), { maxItems: STORY_TAG_NAMES_MAX }))),
   /**
    * decisions.md, beyond: an image uploaded earlier through `/api/files/upload/cover`, as
    * `covers/<file>`; it must exist (else 400). `null` removes the cover.
