@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { registerErrorHandling, renderClientError, renderFrameworkError } from './errors.js';
 import { cachedSerializerFactory } from './serialization.js';
-import { validatorCompiler } from './validation.js';
+import { collectEveryBodyIssue, validatorCompiler } from './validation.js';
 import { closeConnectionsAsTheyIdle, refuseRequestsWhileClosing } from './lib/shutdown.js';
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
@@ -73,8 +73,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('config', config);
   closeConnectionsAsTheyIdle(app);
   refuseRequestsWhileClosing(app);
-  if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
+  // One 400 names every offending body field, schema and service rules alike (src/validation.ts).
+  app.addHook('onRoute', collectEveryBodyIssue);
+  if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
   await app.register(securityHeadersPlugin, SECURITY_HEADERS);

@@ -85,7 +85,7 @@ interface ErrorBody {
 }
 
 /** Fastify's own error codes that have a fixed client-facing meaning. */
-const FASTIFY_CODES: Record<string, { status: number; message: string }> = {
+const FASTIFY_CODES: Record<string, { status: number; message: string; details?: ErrorDetails }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The request body is empty; JSON was expected' },
@@ -100,8 +100,17 @@ const FASTIFY_CODES: Record<string, { status: number; message: string }> = {
   FST_PROTO_VIOLATION: { status: 400, message: 'Prototype pollution attempt in the request' },
   FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, message: 'A multipart/form-data body was expected' },
   FST_ERR_MULTIPART_CONTENT_TYPE: { status: 415, message: 'A multipart/form-data body was expected' },
+  // @fastify/multipart answers 406 and does not say which part; a malformed body is the client's 400.
+  FST_INVALID_JSON_FIELD_ERROR: {
+    status: 400,
+    message: 'Validation failed',
+    details: { body: 'a multipart part declared application/json is not valid JSON' },
+  },
   FST_ERR_JWT_NO_AUTHORIZATION_IN_COOKIE: { status: 401, message: 'Authentication required' },
 };
+
+/** The message of a URL field holding anything but an http(s) URL (docs/decisions.md "Validation"). */
+export const HTTP_URL_RULE = 'must be an http or https URL';
 
 interface ValidationIssue {
   instancePath: string;
@@ -148,6 +157,7 @@ function describeIssue(issue: ValidationIssue, nested: boolean): string {
     case 'maximum':
       return `${where}must be at most ${String(issue.params.limit)}`;
     case 'format':
+      if (issue.params.format === 'http-url') return `${where}${HTTP_URL_RULE}`;
       return issue.params.format === 'uuid' ? `${where}must be a UUID` : `${where}must be a valid ${String(issue.params.format)}`;
     case 'type':
       return `${where}must be ${article(String(issue.params.type))}`;
@@ -247,7 +257,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
     if (known !== undefined && known.status < 500) {
-      send(reply, known.status, { error: known.message });
+      send(reply, known.status, known.details === undefined ? { error: known.message } : { error: known.message, details: known.details });
       return;
     }
     if (error instanceof SyntaxError || (error.statusCode === 400 && error.code === undefined)) {

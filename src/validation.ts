@@ -1,6 +1,41 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify';
+import { BadRequest, HttpError, validationDetails, type ErrorDetails } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The service's own rules for this route's body (blank names, both forms of a link, unknown
+     * ids), run on the fields that passed the schema when another field failed it, so that one
+     * 400 names every offending field (docs/decisions.md "Validation"). It is given the body
+     * without those fields, so it must take every field as optional (a partial of the body type).
+     */
+    bodyRules?: (body: never) => ErrorDetails;
+  }
+}
+
+/** The `format` of URL fields: http and https only (docs/decisions.md "Validation"). */
+export const HTTP_URL_FORMAT = 'http-url';
+
+/**
+ * An absolute http(s) URL, surrounding white space aside (author URLs are trimmed when stored).
+ * `javascript:`, `data:`, `vbscript:` and every other scheme are refused: a client that renders
+ * the value as a link must not be made to run it.
+ */
+export function isHttpUrl(text: string): boolean {
+  const url = text.trim();
+  return /^https?:\/\/[^\s/]/i.test(url) && URL.canParse(url);
+}
+
+/** The message for text holding a lone UTF-16 surrogate, JSON, query, path or form field alike. */
+export const ILL_FORMED_TEXT = 'must be well-formed Unicode text (no lone UTF-16 surrogate)';
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** False for text holding a lone UTF-16 surrogate (in a `u` regex only lone ones are "Surrogate"). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
 
 /** What a compiled validator is to Fastify: the Ajv shape (a predicate with `errors`). */
 type FastifyValidationResult = ReturnType<FastifySchemaCompiler<unknown>>;
@@ -15,6 +50,7 @@ function buildAjv(options: Options): Ajv {
     ...options,
   });
   addFormats.default(ajv, ['uuid', 'date-time', 'uri']);
+  ajv.addFormat(HTTP_URL_FORMAT, isHttpUrl);
   return ajv;
 }
 
@@ -26,37 +62,110 @@ function buildAjv(options: Options): Ajv {
 const coercingAjv = buildAjv({ coerceTypes: 'array' });
 const strictAjv = buildAjv({ coerceTypes: false });
 
+function pointer(field: string): string {
+  return `/${field.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
 /** The Ajv-style error for a top-level field holding Infinity, which no schema here means to allow. */
 function infiniteField(data: unknown): FastifySchemaValidationError | undefined {
   if (data === null || typeof data !== 'object') return undefined;
   for (const [field, value] of Object.entries(data)) {
     const values: unknown[] = Array.isArray(value) ? value : [value];
     if (values.some((item) => typeof item === 'number' && !Number.isFinite(item))) {
-      return { instancePath: `/${field.replace(/~/g, '~0').replace(/\//g, '~1')}`, schemaPath: '#/finite', keyword: 'finite', params: {}, message: 'must be a finite number' };
+      return { instancePath: pointer(field), schemaPath: '#/finite', keyword: 'finite', params: {}, message: 'must be a finite number' };
     }
   }
   return undefined;
 }
 
-/**
- * Text coerced to a number may be `Infinity` (`?page=Infinity`): Ajv coerces it and, even with
- * `strictNumbers`, does not check the coerced value again, so it passed as an integer of at least
- * 0 and failed only when the answer was serialized (a 500, found by the hostile sweep). Coerced
- * parts are therefore checked once more for non-finite numbers: a 400 naming the field.
- */
-function coercingValidator(schema: object): FastifyValidationResult {
-  const validate = coercingAjv.compile(schema);
-  const checked: FastifyValidationResult = (data: unknown): boolean => {
-    if (!validate(data)) {
-      checked.errors = validate.errors as FastifySchemaValidationError[];
-      return false;
+/** Whether any string in `value`, however deep, holds a lone surrogate (iterative: depth is the client's). */
+function holdsIllFormedText(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (!isWellFormedText(item)) return true;
+    } else if (item !== null && typeof item === 'object') {
+      pending.push(...Object.values(item));
     }
-    const infinite = infiniteField(data);
-    checked.errors = infinite === undefined ? null : [infinite];
-    return infinite === undefined;
+  }
+  return false;
+}
+
+/**
+ * One error per top-level field whose text holds a lone UTF-16 surrogate (`"\ud800"` is valid
+ * JSON): such text cannot be stored and read back as the same string, and made a tag name the
+ * find-or-create of tags fail with a 500. Refused in every part a schema validates.
+ */
+function illFormedFields(data: unknown): FastifySchemaValidationError[] {
+  const issue = (instancePath: string) => ({ instancePath, schemaPath: '#/wellFormed', keyword: 'wellFormed', params: {}, message: ILL_FORMED_TEXT });
+  if (data === null || typeof data !== 'object') return holdsIllFormedText(data) ? [issue('')] : [];
+  return Object.entries(data)
+    .filter(([, value]) => holdsIllFormedText(value))
+    .map(([field]) => issue(pointer(field)));
+}
+
+/**
+ * Ajv's verdict plus the checks a schema cannot say: well-formed text everywhere, and for coerced
+ * parts finite numbers. Text coerced to a number may be `Infinity` (`?page=Infinity`): Ajv
+ * coerces it and, even with `strictNumbers`, does not check the coerced value again, so it passed
+ * as an integer of at least 0 and failed only when the answer was serialized (a 500, found by the
+ * hostile sweep). Coerced parts are therefore checked once more for non-finite numbers.
+ */
+function checkedValidator(validate: ValidateFunction, coerced: boolean): FastifyValidationResult {
+  const checked: FastifyValidationResult = (data: unknown): boolean => {
+    const issues = validate(data) ? [] : [...(validate.errors as FastifySchemaValidationError[])];
+    const infinite = coerced && issues.length === 0 ? infiniteField(data) : undefined;
+    if (infinite !== undefined) issues.push(infinite);
+    issues.push(...illFormedFields(data));
+    checked.errors = issues.length === 0 ? null : issues;
+    return issues.length === 0;
   };
   return checked;
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? strictAjv.compile(schema as object) : coercingValidator(schema as object);
+  httpPart === 'body' ? checkedValidator(strictAjv.compile(schema as object), false) : checkedValidator(coercingAjv.compile(schema as object), true);
+
+/** Runs one field's check; a 400's `details` join `details` instead of ending the checks. */
+export function collect<T>(details: ErrorDetails, check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.statusCode !== 400 || error.details === undefined) throw error;
+    Object.assign(details, error.details);
+    return undefined;
+  }
+}
+
+/** Throws the one 400 naming every field in `details`, if there is any. */
+export function throwIfInvalid(details: ErrorDetails): void {
+  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+}
+
+/**
+ * For every route with a body (an `onRoute` hook, so no route can forget it): a schema failure
+ * no longer ends the request at once. The route's `bodyRules` then check the fields that passed
+ * the schema, and one 400 names every offending field of both kinds, before anything is written.
+ */
+export function collectEveryBodyIssue(route: RouteOptions): void {
+  if (route.schema?.body === undefined) return;
+  route.attachValidation = true;
+  const earlier = route.preHandler === undefined ? [] : [route.preHandler].flat();
+  route.preHandler = [...earlier, reportBodyIssues];
+}
+
+async function reportBodyIssues(request: FastifyRequest): Promise<void> {
+  const failure = request.validationError;
+  if (failure === undefined) return;
+  const rules = request.routeOptions.config.bodyRules;
+  const body = request.body;
+  if (failure.validationContext !== 'body' || rules === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw failure;
+  }
+  const details = validationDetails(failure.validation as FastifySchemaValidationError[]);
+  const passed: Record<string, unknown> = { ...body };
+  for (const field of Object.keys(details)) delete passed[field];
+  for (const [field, message] of Object.entries(rules(passed as never))) details[field] ??= message;
+  throw new BadRequest('Validation failed', details);
+}

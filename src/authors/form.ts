@@ -10,10 +10,11 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
-import { BadRequest, type ErrorDetails } from '../errors.js';
+import type { ErrorDetails } from '../errors.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
 import type { AuthorDto } from '../schemas/author.js';
+import { ILL_FORMED_TEXT, isWellFormedText } from '../validation.js';
 import * as repo from './repository.js';
 import { authorNotFound, RATING_RULE, updateAuthor, type AuthorPatch } from './service.js';
 
@@ -31,28 +32,30 @@ export const FORM_RATING_FIELD = 'authorRating';
 export async function updateAuthorFromForm(db: Db, store: ImageStore, request: FastifyRequest, id: string): Promise<AuthorDto> {
   if (repo.findAuthorById(db, id) === undefined) throw authorNotFound(id);
   const { image, fields } = await receiveUpload(request, store, { kind: 'avatars', fileField: AVATAR_PART, required: false });
-  let patch: AuthorPatch;
-  try {
-    patch = formPatch(fields);
-  } catch (error) {
-    await store.discardUpload(image);
-    throw error;
-  }
-  return updateAuthor(db, store, id, patch, { ratingField: FORM_RATING_FIELD, uploadedAvatar: image });
+  const issues: ErrorDetails = {};
+  const patch = formPatch(fields, issues);
+  // The form's own offences and `updateAuthor`'s are one 400; it discards the upload on failure.
+  return updateAuthor(db, store, id, patch, { ratingField: FORM_RATING_FIELD, uploadedAvatar: image, issues });
 }
 
 /**
- * The patch a form's text fields describe. A single-valued field sent more than once, or a
- * rating that is not integer text, is a 400 naming each such field; range, length and blank
- * checks are `updateAuthor`'s, as for JSON.
+ * The patch a form's text fields describe. A single-valued field sent more than once, a rating
+ * that is not integer text, or text holding a lone UTF-16 surrogate (as JSON text, decisions.md
+ * "Validation") is noted in `details` and left out of the patch; range, length and blank checks
+ * are `updateAuthor`'s, as for JSON.
  */
-export function formPatch(fields: Readonly<Record<string, string[]>>): AuthorPatch {
-  const details: ErrorDetails = {};
+export function formPatch(fields: Readonly<Record<string, string[]>>, details: ErrorDetails): AuthorPatch {
+  const values = (field: string): string[] | undefined => {
+    const given = fields[field];
+    if (given === undefined || given.every(isWellFormedText)) return given;
+    details[field] = ILL_FORMED_TEXT;
+    return undefined;
+  };
   const single = (field: string): string | undefined => {
-    const values = fields[field];
-    if (values === undefined) return undefined;
-    if (values.length > 1) details[field] = 'must be given once';
-    return values[0];
+    const given = values(field);
+    if (given === undefined || given.length === 1) return given?.[0];
+    details[field] = 'must be given once';
+    return undefined;
   };
   const patch: AuthorPatch = {};
   const name = single('name');
@@ -65,8 +68,7 @@ export function formPatch(fields: Readonly<Record<string, string[]>>): AuthorPat
     else if (/^[+-]?\d{1,15}$/.test(rating)) patch.rating = Number(rating);
     else details[FORM_RATING_FIELD] = RATING_RULE;
   }
-  const urls = fields.urls;
+  const urls = values('urls');
   if (urls !== undefined) patch.urls = urls.length === 1 && urls[0] === '' ? [] : urls;
-  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
   return patch;
 }

@@ -9,6 +9,7 @@ import {
   AuthorTopRatedQuery,
   AuthorUpdateBody,
   AuthorUrlBody,
+  AuthorUrlRemoveBody,
 } from '../schemas/author.js';
 import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { invalidField } from '../errors.js';
@@ -68,6 +69,7 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/authors',
     {
+      config: { bodyRules: authors.authorBodyIssues },
       schema: {
         tags: AUTHORS,
         summary: 'Create an author',
@@ -83,7 +85,7 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       // Spec 4.3: one route, two forms. JSON is validated by its schema below; the multipart
       // form (not parsed into request.body) is read and checked by the service, same rules.
-      config: { acceptsMultipart: true },
+      config: { acceptsMultipart: true, bodyRules: authors.authorBodyIssues },
       schema: {
         tags: AUTHORS,
         summary: 'Update an author: JSON (partial, null clears, urls replace) or multipart (name, notes, urls, authorRating, avatar)',
@@ -138,7 +140,7 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: AUTHORS,
         summary: 'Remove a URL from an author (not present: unchanged)',
         params: IdParams,
-        body: AuthorUrlBody,
+        body: AuthorUrlRemoveBody,
         response: { 200: AuthorDto, ...errorResponses(400, 401, 404, 415) },
       },
     },

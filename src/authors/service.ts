@@ -1,12 +1,13 @@
 import type { Db } from '../db/open.js';
 import type { AuthorRow } from '../db/schema.js';
 import { writeTransaction, type DbOrTx } from '../db/transaction.js';
-import { Conflict, invalidField, NotFound } from '../errors.js';
+import { Conflict, HTTP_URL_RULE, invalidField, NotFound, type ErrorDetails } from '../errors.js';
 import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
 import { parseImagePathOf } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { cleanName, nameKey } from '../lib/names.js';
 import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
+import { collect, isHttpUrl, throwIfInvalid } from '../validation.js';
 import {
   AUTHOR_NAME_MAX,
   AUTHOR_NOTES_MAX,
@@ -64,9 +65,16 @@ export function cleanAuthorUrl(raw: string, field = 'url', where = ''): string {
   return url;
 }
 
+/** A URL to store: cleaned as above, and http(s) only; removing a URL stored earlier takes any text. */
+export function cleanNewAuthorUrl(raw: string, field = 'url', where = ''): string {
+  const url = cleanAuthorUrl(raw, field, where);
+  if (!isHttpUrl(url)) throw invalidField(field, `${where}${HTTP_URL_RULE}`);
+  return url;
+}
+
 /** A URL list as stored: each URL cleaned, repeats dropped (first kept), at most 100. */
 export function cleanAuthorUrls(raw: readonly string[], field = 'urls'): string[] {
-  const urls = [...new Set(raw.map((url) => cleanAuthorUrl(url, field, 'an item ')))];
+  const urls = [...new Set(raw.map((url) => cleanNewAuthorUrl(url, field, 'an item ')))];
   if (urls.length > AUTHOR_URLS_MAX) throw invalidField(field, `must have at most ${AUTHOR_URLS_MAX} items`);
   return urls;
 }
@@ -122,9 +130,10 @@ export function topRatedAuthors(db: Db, limit: number): AuthorDto[] {
 
 /** POST /api/authors: a name already taken (case-insensitively) is a 409. */
 export function createAuthor(db: Db, body: AuthorCreateBody): AuthorDto {
-  const name = cleanAuthorName(body.name);
-  const notes = checkNotes(body.notes ?? null);
-  const urls = cleanAuthorUrls(body.urls ?? []);
+  const { changes, urls: given } = authorChanges(body, {});
+  const name = changes.name ?? body.name;
+  const notes = changes.notes ?? null;
+  const urls = given ?? [];
   return writeTransaction(db, (tx) => {
     if (repo.authorNameTaken(tx, name)) throw nameConflict(name);
     const row = repo.insertAuthor(tx, { name, notes });
@@ -154,19 +163,40 @@ export interface AuthorPatchOptions {
    * author's avatar. It is discarded again if the update fails for any reason.
    */
   uploadedAvatar?: string | undefined;
+  /** Offences found before (the multipart form's own), reported with the patch's. */
+  issues?: ErrorDetails;
 }
 
-/** The validated columns of a patch; throws the first 400. */
-function authorChanges(patch: AuthorPatch, options: AuthorPatchOptions): { changes: repo.AuthorChanges; urls: string[] | undefined } {
+/** The checked columns of a patch, every offence collected into `details`. */
+function checkAuthorPatch(patch: AuthorPatch, options: AuthorPatchOptions, details: ErrorDetails) {
+  const { name, notes, rating, urls, avatarImagePath: avatar } = patch;
   const changes: repo.AuthorChanges = {
-    name: patch.name === undefined ? undefined : cleanAuthorName(patch.name),
-    notes: patch.notes === undefined ? undefined : checkNotes(patch.notes),
-    rating: patch.rating === undefined ? undefined : checkRating(patch.rating, options.ratingField ?? 'rating'),
+    name: name === undefined ? undefined : collect(details, () => cleanAuthorName(name)),
+    notes: notes === undefined ? undefined : collect(details, () => checkNotes(notes)),
+    rating: rating === undefined ? undefined : collect(details, () => checkRating(rating, options.ratingField ?? 'rating')),
     avatarImagePath:
       options.uploadedAvatar ??
-      (typeof patch.avatarImagePath === 'string' ? parseImagePathOf('avatars', patch.avatarImagePath, 'avatarImagePath').relPath : patch.avatarImagePath),
+      (typeof avatar === 'string' ? collect(details, () => parseImagePathOf('avatars', avatar, 'avatarImagePath').relPath) : avatar),
   };
-  return { changes, urls: patch.urls === undefined ? undefined : cleanAuthorUrls(patch.urls ?? []) };
+  return { changes, urls: urls === undefined ? undefined : collect(details, () => cleanAuthorUrls(urls ?? [])) };
+}
+
+/** The validated columns of a patch (a create body is one too); one 400 names every bad field. */
+function authorChanges(patch: AuthorPatch, options: AuthorPatchOptions): ReturnType<typeof checkAuthorPatch> {
+  const details: ErrorDetails = { ...options.issues };
+  const checked = checkAuthorPatch(patch, options, details);
+  throwIfInvalid(details);
+  return checked;
+}
+
+/**
+ * The rule offences of an author body's schema-valid fields (create or JSON update), for the
+ * route's `bodyRules` (src/validation.ts).
+ */
+export function authorBodyIssues(patch: AuthorPatch): ErrorDetails {
+  const details: ErrorDetails = {};
+  checkAuthorPatch(patch, {}, details);
+  return details;
 }
 
 /**
@@ -213,7 +243,7 @@ export async function deleteAuthor(db: Db, store: ImageStore, id: string): Promi
 
 /** POST /api/authors/{id}/urls: appends the URL; one already present is left as it is. */
 export function addAuthorUrl(db: Db, id: string, rawUrl: string): AuthorDto {
-  const url = cleanAuthorUrl(rawUrl);
+  const url = cleanNewAuthorUrl(rawUrl);
   return writeTransaction(db, (tx) => {
     const row = existing(tx, id);
     const urls = repo.findAuthorUrls(tx, [id]).get(id) ?? [];

@@ -4,14 +4,13 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_PATH_MAX } from '../images/image-path.js';
-import { DateTime, limitQuery, Nullable, Paged, Rating, SearchText, sortedPageQuery, Uuid } from './common.js';
+import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, SearchText, sortedPageQuery, URL_MAX, Uuid } from './common.js';
 
 /** The spec gives no maximum for author names; 255 matches series names and story titles. */
 export const AUTHOR_NAME_MAX = 255;
 /** The spec gives no maximum for notes: generous (a long biography fits), but bounded. */
 export const AUTHOR_NOTES_MAX = 10_000;
-/** Per URL; 2048 is the practical URL length browsers and servers agree on. */
-export const AUTHOR_URL_MAX = 2048;
+export const AUTHOR_URL_MAX = URL_MAX;
 /** URLs one author may carry: a profile's links, not a crawl list. */
 export const AUTHOR_URLS_MAX = 100;
 
@@ -47,7 +46,8 @@ export const AuthorTopRatedQuery = limitQuery(10);
 
 const AuthorName = Type.String({ maxLength: AUTHOR_NAME_MAX });
 const AuthorNotes = Type.String({ maxLength: AUTHOR_NOTES_MAX });
-export const AuthorUrl = Type.String({ maxLength: AUTHOR_URL_MAX });
+/** A URL to store: http(s) only; surrounding white space is trimmed by the service. */
+export const AuthorUrl = HttpUrl;
 const AuthorUrls = Type.Array(AuthorUrl, { maxItems: AUTHOR_URLS_MAX });
 
 /** `null` for `notes` or `urls` is taken as absent, so a client may send back a DTO's nulls. */
@@ -83,3 +83,7 @@ export type AvatarResponse = Static<typeof AvatarResponse>;
 
 export const AuthorUrlBody = Type.Object({ url: AuthorUrl });
 export type AuthorUrlBody = Static<typeof AuthorUrlBody>;
+
+/** Removing takes any text, so a URL stored before the http(s) rule can still be removed. */
+export const AuthorUrlRemoveBody = Type.Object({ url: Type.String({ maxLength: AUTHOR_URL_MAX }) });
+export type AuthorUrlRemoveBody = Static<typeof AuthorUrlRemoveBody>;

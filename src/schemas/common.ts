@@ -4,6 +4,7 @@
  * knows about a particular resource.
  */
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
+import { HTTP_URL_FORMAT } from '../validation.js';
 
 /** A nullable value: DTOs always carry every field, `null` when unset (decisions.md). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -11,6 +12,16 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const Uuid = Type.String({ format: 'uuid', description: 'A lowercase UUID v4' });
 export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 export const Rating = Type.Integer({ minimum: 1, maximum: 5 });
+
+/** Per URL; 2048 is the practical URL length browsers and servers agree on. */
+export const URL_MAX = 2048;
+
+/**
+ * A URL a client may render as a link: http or https only, so `javascript:`, `data:` and
+ * `vbscript:` are a 400 naming the field (docs/decisions.md "Validation"). Stored values are
+ * read back as plain strings (DTOs use `Type.String()`), rows older than the rule included.
+ */
+export const HttpUrl = Type.String({ maxLength: URL_MAX, format: HTTP_URL_FORMAT });
 
 export const IdParams = Type.Object({ id: Uuid });
 export type IdParams = Static<typeof IdParams>;

@@ -10,8 +10,12 @@ import { DateTime, Nullable, Rating, Uuid } from './common.js';
 const Page = Type.Integer({ minimum: 0, default: 0, description: '0-based page number' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' });
 const SortDir = Type.String({ pattern: '^(?:[aA][sS][cC]|[dD][eE][sS][cC])$', description: 'asc or desc' });
+/** Values of one search filter (`authors`, `tags`): a query string is not a place for more. */
+export const SEARCH_FILTER_VALUES_MAX = 100;
+/** Per value; a comma-separated value holds several names. */
+export const SEARCH_FILTER_VALUE_MAX = 1000;
 /** Repeated keys (`tags=a&tags=b`) or one comma-separated value (`tags=a,b`), or both. */
-const NameList = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 });
+const NameList = Type.Array(Type.String({ maxLength: SEARCH_FILTER_VALUE_MAX }), { maxItems: SEARCH_FILTER_VALUES_MAX });
 
 export const STORY_SEARCH_SORT_KEYS = ['relevance', 'createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName'] as const;
 export type StorySearchSortKey = (typeof STORY_SEARCH_SORT_KEYS)[number];

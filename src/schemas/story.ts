@@ -4,13 +4,18 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_PATH_MAX } from '../images/image-path.js';
-import { DateTime, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
+import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
 import { TAG_NAME_MAX, TagDto } from './tag.js';
 
 export const STORY_TITLE_MAX = 255;
 export const STORY_DESCRIPTION_MAX = 1000;
 /** Spec 2.5 caps series names at 255; author names get the same cap here (decisions: silent). */
 export const LINKED_NAME_MAX = 255;
+/**
+ * Tags one story may carry (the spec gives no number): far above any real use, and small enough
+ * that one body cannot hold up the server (20,000 names stalled every request for seconds).
+ */
+export const STORY_TAG_NAMES_MAX = 100;
 
 export const StoryDto = Type.Object({
   id: Uuid,
@@ -72,14 +77,14 @@ const storyFields = {
   summary: Type.Optional(Nullable(Type.String())),
   description: Type.Optional(Nullable(Type.String({ maxLength: STORY_DESCRIPTION_MAX }))),
   contentHtml: Type.Optional(Nullable(Type.String())),
-  sourceUrl: Type.Optional(Nullable(Type.String())),
+  sourceUrl: Type.Optional(Nullable(HttpUrl)),
   volume: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }))),
   rating: Type.Optional(Nullable(Rating)),
   authorId: Type.Optional(Nullable(Uuid)),
   authorName: Type.Optional(Nullable(LinkedName)),
   seriesId: Type.Optional(Nullable(Uuid)),
   seriesName: Type.Optional(Nullable(LinkedName)),
-  tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX })))),
+  tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX }), { maxItems: STORY_TAG_NAMES_MAX }))),
   /**
    * decisions.md, beyond: an image uploaded earlier through `/api/files/upload/cover`, as
    * `covers/<file>`; it must exist (else 400). `null` removes the cover.

@@ -84,6 +84,7 @@ export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/series',
     {
+      config: { bodyRules: seriesService.seriesBodyIssues },
       schema: {
         tags: SERIES,
         summary: 'Create a series',
@@ -97,6 +98,7 @@ export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/series/:id',
     {
+      config: { bodyRules: seriesService.seriesBodyIssues },
       schema: {
         tags: SERIES,
         summary: 'Update a series (partial; description null clears)',

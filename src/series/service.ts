@@ -1,11 +1,12 @@
 import type { Db } from '../db/open.js';
 import type { SeriesRow } from '../db/schema.js';
 import { writeTransaction } from '../db/transaction.js';
-import { Conflict, invalidField, NotFound } from '../errors.js';
+import { Conflict, invalidField, NotFound, type ErrorDetails } from '../errors.js';
 import { cleanName, nameKey } from '../lib/names.js';
 import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
 import type { PageOf } from '../schemas/common.js';
 import type { SeriesCreateBody, SeriesDto, SeriesListQuery, SeriesSearchQuery, SeriesStats, SeriesUpdateBody } from '../schemas/series.js';
+import { collect } from '../validation.js';
 import { presentSeries } from './present.js';
 import * as repo from './repository.js';
 
@@ -22,6 +23,14 @@ export function cleanSeriesName(raw: string, field = 'name'): string {
   const name = cleanName(raw);
   if (name === '') throw invalidField(field, 'must not be blank');
   return name;
+}
+
+/** The rule offences of a series body's schema-valid fields, for the route's `bodyRules` (src/validation.ts). */
+export function seriesBodyIssues(body: SeriesUpdateBody): ErrorDetails {
+  const details: ErrorDetails = {};
+  const name = body.name;
+  if (name !== undefined) collect(details, () => cleanSeriesName(name));
+  return details;
 }
 
 /** GET /api/series/{id}. */

@@ -6,12 +6,16 @@
  *
  * Every offending field is reported at once, in one 400 `details`.
  */
-import { BadRequest, HttpError, type ErrorDetails } from '../errors.js';
+import { findAuthorById } from '../authors/repository.js';
+import type { DbOrTx } from '../db/transaction.js';
+import type { ErrorDetails } from '../errors.js';
 import { parseImagePathOf } from '../images/image-path.js';
 import { deriveStoryText, type StoryText } from '../lib/html/story-text.js';
 import { cleanName } from '../lib/names.js';
 import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
+import { findSeriesById } from '../series/repository.js';
 import { cleanTagName } from '../tags/service.js';
+import { collect, throwIfInvalid } from '../validation.js';
 
 /** An author or series choice: absent (untouched), `null` (none), an id, or a name to find or create. */
 export type LinkChoice = undefined | null | { id: string } | { name: string };
@@ -61,14 +65,24 @@ function parseLink(
   return { name: cleaned };
 }
 
-/** Runs one field's check; its 400 `details` join the others instead of ending the parse. */
-function collect<T>(details: ErrorDetails, check: () => T): T | undefined {
-  try {
-    return check();
-  } catch (error) {
-    if (!(error instanceof HttpError) || error.details === undefined) throw error;
-    Object.assign(details, error.details);
-    return undefined;
+/** The `details` message of an `authorId` or `seriesId` that names no row. */
+export function unknownLinkMessage(field: 'authorId' | 'seriesId'): string {
+  return `no ${field === 'authorId' ? 'author' : 'series'} has this id`;
+}
+
+/**
+ * Notes an id choice that names no row. Checked here with the other rules so that one 400 names
+ * them all; the write checks again inside its transaction (the row may go meanwhile).
+ */
+function checkLinkExists(
+  db: DbOrTx,
+  details: ErrorDetails,
+  choice: LinkChoice,
+  field: 'authorId' | 'seriesId',
+  find: (db: DbOrTx, id: string) => unknown,
+): void {
+  if (choice !== undefined && choice !== null && 'id' in choice && find(db, choice.id) === undefined) {
+    details[field] = unknownLinkMessage(field);
   }
 }
 
@@ -84,12 +98,8 @@ function parseCoverPath(details: ErrorDetails, raw: string | null | undefined): 
   return collect(details, () => parseImagePathOf('covers', raw, 'coverPath').relPath);
 }
 
-/**
- * Validates and normalizes a story body. On create the title is required (the schema already
- * demands it); on update every field is optional. Throws a 400 naming every bad field.
- */
-export function parseStoryBody(body: StoryCreateBody | StoryUpdateBody): StoryInput {
-  const details: ErrorDetails = {};
+/** Every rule of a story body, its offences collected into `details`; the parts the write needs. */
+function checkStoryBody(db: DbOrTx, body: StoryUpdateBody, details: ErrorDetails) {
   let title: string | undefined;
   if (body.title !== undefined) {
     title = body.title.trim();
@@ -97,9 +107,31 @@ export function parseStoryBody(body: StoryCreateBody | StoryUpdateBody): StoryIn
   }
   const author = parseLink(details, { id: 'authorId', name: 'authorName' }, body.authorId, body.authorName);
   const series = parseLink(details, { id: 'seriesId', name: 'seriesName' }, body.seriesId, body.seriesName);
+  checkLinkExists(db, details, author, 'authorId', findAuthorById);
+  checkLinkExists(db, details, series, 'seriesId', findSeriesById);
   const tagNames = parseTagNames(details, body.tagNames);
   const coverPath = parseCoverPath(details, body.coverPath);
-  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+  return { title, author, series, tagNames, coverPath };
+}
+
+/**
+ * The rule offences of a story body's schema-valid fields, for the route's `bodyRules`
+ * (src/validation.ts): reported together with the fields the schema refused.
+ */
+export function storyBodyIssues(db: DbOrTx, body: StoryUpdateBody): ErrorDetails {
+  const details: ErrorDetails = {};
+  checkStoryBody(db, body, details);
+  return details;
+}
+
+/**
+ * Validates and normalizes a story body. On create the title is required (the schema already
+ * demands it); on update every field is optional. Throws a 400 naming every bad field.
+ */
+export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): StoryInput {
+  const details: ErrorDetails = {};
+  const { title, author, series, tagNames, coverPath } = checkStoryBody(db, body, details);
+  throwIfInvalid(details);
 
   const input: StoryInput = { author, series };
   if (title !== undefined) input.title = title;

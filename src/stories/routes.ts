@@ -4,6 +4,7 @@ import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdateBody } from '../schemas/story.js';
 import { storyCoverRoutes } from './cover-routes.js';
 import { storyListRoutes } from './list-routes.js';
+import { storyBodyIssues } from './input.js';
 import * as stories from './service.js';
 
 const TAGS = ['stories'];
@@ -27,6 +28,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/stories',
     {
+      config: { bodyRules: (body: StoryUpdateBody) => storyBodyIssues(app.db, body) },
       schema: {
         tags: TAGS,
         summary: 'Create a story; authorName, seriesName and tagNames are found or created; coverPath attaches an uploaded cover',
@@ -40,6 +42,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/stories/:id',
     {
+      config: { bodyRules: (body: StoryUpdateBody) => storyBodyIssues(app.db, body) },
       schema: {
         tags: TAGS,
         summary: 'Update a story: absent fields are kept, null clears, tagNames replaces the tags, coverPath attaches an uploaded cover',

@@ -16,7 +16,7 @@ import { tagNotFound } from '../tags/service.js';
 import { newId, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
 import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
-import { parseStoryBody, type LinkChoice, type StoryInput } from './input.js';
+import { parseStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
 import * as repo from './repository.js';
 
 export function storyNotFound(id: string): NotFound {
@@ -50,13 +50,13 @@ function resolveLink(
   choice: LinkChoice,
   find: (tx: Tx, id: string) => { id: string } | undefined,
   findOrCreate: (tx: Tx, name: string) => { id: string },
-  field: string,
+  field: 'authorId' | 'seriesId',
   details: ErrorDetails,
 ): string | null | undefined {
   if (choice === undefined || choice === null) return choice;
   if ('name' in choice) return findOrCreate(tx, choice.name).id;
   if (find(tx, choice.id) === undefined) {
-    details[field] = `no ${field === 'authorId' ? 'author' : 'series'} has this id`;
+    details[field] = unknownLinkMessage(field);
     return undefined;
   }
   return choice.id;
@@ -107,7 +107,7 @@ function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void
  * `coverPath` must name an uploaded cover (400 otherwise).
  */
 export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<JsonBytes> {
-  const input = parseStoryBody(body);
+  const input = parseStoryBody(db, body);
   const id = newId();
   const now = nowIso();
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
@@ -142,7 +142,7 @@ export async function createStory(db: Db, store: ImageStore, body: StoryCreateBo
  * A `coverPath` that replaces or clears the cover releases the old file after the commit.
  */
 export async function updateStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<JsonBytes> {
-  const input = parseStoryBody(body);
+  const input = parseStoryBody(db, body);
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     const current = repo.findStoryStamp(tx, id);
     if (current === undefined) throw storyNotFound(id);
