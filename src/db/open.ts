@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { nameKey } from '../lib/names.js';
 import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -24,6 +25,8 @@ export function openDatabase(file: string): Db {
     client.pragma('foreign_keys = ON');
     client.pragma('busy_timeout = 5000');
     client.pragma('synchronous = NORMAL');
+    // The name key as SQL, so a migration can key existing rows exactly as the code does.
+    client.function('storyshelf_name_key', { deterministic: true }, (name: unknown) => (typeof name === 'string' ? nameKey(name) : null));
     return drizzle({ client, schema });
   } catch (error) {
     client.close();

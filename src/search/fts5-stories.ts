@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
-import { nameKey } from '../lib/names.js';
+import { nameKey, tagNameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { SearchPage, StorySearchRequest } from './engine.js';
@@ -81,7 +81,7 @@ function resolveFilter(client: Database.Database, request: StorySearchRequest): 
     filter.authorStories = found.reduce((sum, author) => sum + author.storyCount, 0);
   }
   if (request.tags !== undefined && request.tags.length > 0) {
-    const names = [...new Set(request.tags.map(nameKey))];
+    const names = [...new Set(request.tags.map(tagNameKey))];
     const found = s.tags.all(JSON.stringify(names));
     if (found.length < names.length) return null;
     const rarest = found.reduce((best, tag) => (tag.storyCount < best.storyCount ? tag : best));

@@ -12,7 +12,7 @@
  *   library's default order (newest first);
  * - 0-based pages become Typesense's 1-based ones.
  */
-import { nameKey } from '../lib/names.js';
+import { nameKey, tagNameKey } from '../lib/names.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from './engine.js';
@@ -61,7 +61,7 @@ function storyFilter(request: StorySearchRequest): string | typeof NOT_EXPRESSIB
     if (names.includes(NOT_EXPRESSIBLE)) return NOT_EXPRESSIBLE;
     clauses.push(`authorNameKey:=[${names.join(',')}]`);
   }
-  for (const tag of new Set((request.tags ?? []).map(nameKey))) {
+  for (const tag of new Set((request.tags ?? []).map(tagNameKey))) {
     const value = literal(tag);
     if (value === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
     clauses.push(`tagNames:=${value}`);

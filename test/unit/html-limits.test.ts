@@ -79,7 +79,21 @@ t.test('hostile bodies of a few megabytes derive in bounded time', async (t) => 
 t.test('past the limit, script and style go with their content, closed or not', async (t) => {
   const deep = '<b>'.repeat(MAX_NESTING + 1);
   t.equal(deriveStoryText(`${deep}a<SCRIPT type="x">evil()</script >b<style>p{}</style>c`).contentPlain, 'abc', 'as sanitize-html drops them: no gap');
-  t.equal(deriveStoryText(`${deep}a<script>never closed <b>x</b>`).contentPlain, 'a');
+  t.equal(deriveStoryText(`${deep}a<script>never closed <b>x</b>`).contentPlain, 'a x', 'an unclosed one ends at the next tag');
   const many = timed(() => deriveStoryText(`${deep}${'<script>'.repeat(200_000)}`));
   t.ok(many.ms < 2000, `200,000 unclosed scripts: ${Math.round(many.ms)} ms`);
+});
+
+t.test('unclosed elements that hide their content are closed in linear time', async (t) => {
+  for (const [label, html] of [
+    ['200,000 unclosed scripts', '<script>x<p>'.repeat(200_000)],
+    ['200,000 unclosed noscripts', '<noscript>x<p>'.repeat(200_000)],
+    ['unclosed titles', '<title>x<b>y</b>'.repeat(100_000)],
+  ] as const) {
+    const { value, ms } = timed(() => sanitizeStoryHtml(html));
+    t.ok(value.length > 0, label);
+    t.ok(ms < 3000, `${label}: ${Math.round(ms)} ms`);
+  }
+  t.equal(sanitizeStoryHtml(`${'<script>x<p>'.repeat(1000)}</script><p>after</p>`), '<p>after</p>', 'closed at the very end: all of it is script');
+  t.equal(deriveStoryText(`${'<script>x<p>'.repeat(200_000)}</script><p>after</p>`).contentPlain, 'after', 'also when too deep');
 });

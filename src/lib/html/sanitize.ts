@@ -1,14 +1,28 @@
 import sanitizeHtml from 'sanitize-html';
+import { parseImagePath } from '../../images/image-path.js';
 import { SANITIZATION_POLICY as policy } from './policy.js';
+import { closeUnclosedElements, nextTagStart } from './unclosed.js';
 
 /** Each value of an allowed CSS property must be plain: no url(), expression() or the like. */
 const SAFE_CSS_VALUE = /^(?![\s\S]*(?:url|expression|image-set|var|attr)\s*\()[-\w\s#%.,()'"!/]*$/i;
 
 const ABSOLUTE_HTTP = /^https?:\/\//i;
 
+/**
+ * An absolute http(s) URL, or one of this service's own images: the images route followed by a
+ * path the image path guard accepts (`covers/<name>.<ext>`, `avatars/...`), so no `..`, `%2e%2e`
+ * or backslash can point the browser at another same-origin path (decisions.md, "Story HTML").
+ */
 function isAllowedImageSource(src: string): boolean {
   const trimmed = src.trim();
-  return ABSOLUTE_HTTP.test(trimmed) || trimmed.startsWith(policy.ownImagePrefix);
+  if (ABSOLUTE_HTTP.test(trimmed)) return true;
+  if (!trimmed.startsWith(policy.ownImagePrefix)) return false;
+  try {
+    parseImagePath(trimmed.slice(policy.ownImagePrefix.length));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** sanitize-html options derived from the policy, built once per process. */
@@ -93,19 +107,24 @@ const DROPPED_OPENING = new RegExp(`<(${policy.droppedWithContent.join('|')})\\b
 
 /**
  * The document without the elements that go with their content (script, style...): each from
- * its start tag to its end tag, or to the end when it is never closed. Linear: every search
- * starts where the last one stopped.
+ * its start tag to its end tag, or, when it is never closed, to the next tag (as
+ * closeUnclosedElements decides for the parser). Linear: every search starts where the last one
+ * stopped.
  */
 function withoutDroppedElements(html: string): string {
   let kept = '';
   let from = 0;
+  // Names with no end tag anywhere after the given offset: later ones of the name need no search.
+  const unclosedFrom = new Map<string, number>();
   DROPPED_OPENING.lastIndex = 0;
   for (let opening = DROPPED_OPENING.exec(html); opening !== null; opening = DROPPED_OPENING.exec(html)) {
     kept += html.slice(from, opening.index);
-    const closing = new RegExp(`</${opening[1] as string}\\s*>`, 'gi');
+    const name = (opening[1] as string).toLowerCase();
+    const closing = new RegExp(`</${name}\\s*>`, 'gi');
     closing.lastIndex = DROPPED_OPENING.lastIndex;
-    if (closing.exec(html) === null) return kept;
-    from = closing.lastIndex;
+    const searched = (unclosedFrom.get(name) ?? Infinity) > closing.lastIndex && closing.exec(html) !== null;
+    if (!searched) unclosedFrom.set(name, Math.min(unclosedFrom.get(name) ?? Infinity, DROPPED_OPENING.lastIndex));
+    from = searched ? closing.lastIndex : nextTagStart(html, DROPPED_OPENING.lastIndex);
     DROPPED_OPENING.lastIndex = from;
   }
   return kept + html.slice(from);
@@ -113,11 +132,12 @@ function withoutDroppedElements(html: string): string {
 
 /**
  * Sanitizes story HTML with the one policy (decisions.md, "Story HTML"): never rejects, only
- * strips. A document nested deeper than {@link MAX_NESTING} elements keeps its text and loses all
+ * strips. An element that hides its content and is never closed ends at the next tag
+ * ({@link closeUnclosedElements}), so it cannot swallow the rest of the story. A document nested deeper than {@link MAX_NESTING} elements keeps its text and loses all
  * its markup (dropped elements and then every tag cut out by linear scans before the sanitizer
  * sees it), so no body can stall the service.
  */
 export function sanitizeStoryHtml(html: string): string {
   if (nestsDeeperThan(html, MAX_NESTING)) return sanitizeHtml(withoutDroppedElements(html).replace(/<[^<>]*>/g, ' '), OPTIONS);
-  return sanitizeHtml(html, OPTIONS);
+  return sanitizeHtml(closeUnclosedElements(html), OPTIONS);
 }
