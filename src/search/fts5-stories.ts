@@ -12,7 +12,7 @@ import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { SearchPage, StorySearchRequest } from './engine.js';
 import { presentStoryHit, type StoryHitRow } from './present.js';
 import { parseQuery, type ParsedQuery } from './query.js';
-import { buildSnippet } from './snippet.js';
+import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
 import { sqliteClient, statementCache } from './sqlite-client.js';
 
@@ -34,7 +34,7 @@ const fixedStatements = statementCache((client: Database.Database) => ({
      WHERE s.seq IN (SELECT value FROM json_each(?))`,
   ),
   rowsWithText: client.prepare<[string], StoryHitRow>(
-    `SELECT ${ROW_COLUMNS}, s.description, s.content_plain AS contentPlain
+    `SELECT ${ROW_COLUMNS}, s.description, substr(s.content_plain, 1, ${SNIPPET_SOURCE_CHARS}) AS contentPlain
      FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
      WHERE s.seq IN (SELECT value FROM json_each(?))`,
   ),
