@@ -14,8 +14,8 @@
  * The work per text is bounded, whatever the text and the query: only its first
  * {@link SCAN_CHARS} characters are searched, at most {@link MAX_HITS} matches are looked at, and
  * word boundaries are looked for at most {@link MAX_WORD_CHARS} away, so a page of 100
- * megabyte-long stories costs what a page of ordinary ones does (docs/decisions.md, "Search
- * snippets: bounded work").
+ * megabyte-long stories costs what a page of ordinary ones does (docs/decisions.md, "Search:
+ * bounded snippets and statement caches").
  */
 import { codePointBoundary, foldWord, hasWord } from './text.js';
 
