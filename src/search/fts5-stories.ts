@@ -6,13 +6,14 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
+import { LruCache } from '../lib/lru.js';
 import { nameKey, tagNameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { SearchPage, StorySearchRequest } from './engine.js';
 import { presentStoryHit, type StoryHitRow } from './present.js';
 import { parseQuery, type ParsedQuery } from './query.js';
-import { buildSnippet } from './snippet.js';
+import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
 import { sqliteClient, statementCache } from './sqlite-client.js';
 
@@ -34,7 +35,7 @@ const fixedStatements = statementCache((client: Database.Database) => ({
      WHERE s.seq IN (SELECT value FROM json_each(?))`,
   ),
   rowsWithText: client.prepare<[string], StoryHitRow>(
-    `SELECT ${ROW_COLUMNS}, s.description, s.content_plain AS contentPlain
+    `SELECT ${ROW_COLUMNS}, s.description, substr(s.content_plain, 1, ${SNIPPET_SOURCE_CHARS}) AS contentPlain
      FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
      WHERE s.seq IN (SELECT value FROM json_each(?))`,
   ),
@@ -44,17 +45,26 @@ const fixedStatements = statementCache((client: Database.Database) => ({
   ),
 }));
 
-/** Statements whose text depends on the filters and sort, prepared once per shape. */
-const shapedStatements = statementCache(() => new Map<string, Database.Statement>());
+/**
+ * Most statements kept per connection whose text depends on the filters and sort. The text
+ * varies with the number of tags (up to 100), the sort key, direction, rating and author
+ * filters and the plan, so clients can make thousands of shapes, and each prepared statement
+ * holds ~35 KB (5,600 shapes grew the process by ~190 MB). 256 holds every shape of a few
+ * sorts over a dozen tag counts, the working set of real use, in ~9 MB; an evicted shape is
+ * prepared again on its next use.
+ */
+export const SHAPED_STATEMENTS_MAX = 256;
+
+/** Statements whose text depends on the filters and sort, prepared once per shape (LRU-bounded). */
+const shapedStatements = statementCache(() => new LruCache<string, Database.Statement>(SHAPED_STATEMENTS_MAX));
 
 function shaped(client: Database.Database, sqlText: string): Database.Statement {
-  const cache = shapedStatements(client);
-  let statement = cache.get(sqlText);
-  if (statement === undefined) {
-    statement = client.prepare(sqlText);
-    cache.set(sqlText, statement);
-  }
-  return statement;
+  return shapedStatements(client).getOrCreate(sqlText, () => client.prepare(sqlText));
+}
+
+/** How many shaped statements the connection keeps now (for tests and diagnostics). */
+export function shapedStatementCount(client: Database.Database): number {
+  return shapedStatements(client).size;
 }
 
 /**

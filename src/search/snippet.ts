@@ -10,12 +10,46 @@
  * rather than word by word in JavaScript. The excerpt is the stretch of about
  * {@link EXCERPT_CHARS} characters holding the most distinct query words, preferring the
  * summary, then description, body and title; the search stops as soon as a stretch holds them all.
+ *
+ * The work per text is bounded, whatever the text and the query: only its first
+ * {@link SCAN_CHARS} characters are searched, at most {@link MAX_HITS} matches are looked at, and
+ * word boundaries are looked for at most {@link MAX_WORD_CHARS} away, so a page of 100
+ * megabyte-long stories costs what a page of ordinary ones does (docs/decisions.md, "Search:
+ * bounded snippets and statement caches").
  */
-import { foldWord, hasWord } from './text.js';
+import { codePointBoundary, foldWord, hasWord } from './text.js';
 
+/** Excerpt length, shared with the Typesense engine's cut (./typesense-snippet.ts). */
 const EXCERPT_CHARS = 200;
 /** Context kept before the first match of the excerpt. */
 const LEAD_CHARS = 50;
+/**
+ * Farthest a word boundary is looked for: a longer run without white space (a URL, a row of
+ * emoji, one letter repeated) is cut there instead of being shown whole.
+ */
+const MAX_WORD_CHARS = 50;
+/** Longest excerpt: the lead and a cut word before the stretch, the stretch, a cut word after. */
+const MAX_EXCERPT_CHARS = EXCERPT_CHARS + LEAD_CHARS + MAX_WORD_CHARS;
+/**
+ * How far past an excerpt's end a match that starts inside it is looked for: a query word is at
+ * most 200 code points (./query.ts), 400 UTF-16 units, plus its combining marks.
+ */
+const MARK_REACH_CHARS = 1_000;
+/**
+ * Characters of each text searched for matches. Scanning is ~65 ns a character for a text of one
+ * repeated query word (a size=100 page of ten 4 MB such stories took 2.6-4.4 s); with 20,000
+ * characters (a short chapter) and {@link MAX_HITS}, a text costs at most ~0.2 ms. A story whose
+ * only match lies further in gets the opening of its text as snippet.
+ */
+export const SCAN_CHARS = 20_000;
+/** Matches looked at per text: a text dense with one query word stops here, not at the window's end. */
+export const MAX_HITS = 1_000;
+/**
+ * The characters of a body a snippet can depend on (the scan window, then the longest excerpt and
+ * its marks), so the search reads only these (a 4 MB body costs ~10 ms to read whole). In code
+ * points, which are never fewer than the UTF-16 units counted here.
+ */
+export const SNIPPET_SOURCE_CHARS = SCAN_CHARS + MAX_EXCERPT_CHARS + MARK_REACH_CHARS;
 const ELLIPSIS = '…';
 const WORD_CHAR = '[\\p{L}\\p{N}\\p{Mn}\\p{Co}]';
 
@@ -70,6 +104,8 @@ function wordPattern(word: string): string {
 interface Matcher {
   regex: RegExp;
   distinct: number;
+  /** The term matched as a prefix (-1 when none is). */
+  prefixTerm: number;
 }
 
 /** One regex for all query words; group n+1 captures the n-th distinct word. */
@@ -79,7 +115,11 @@ function matcherFor(terms: HighlightTerms): Matcher {
   const alternatives = unique.map((word) =>
     word === prefixWord ? `(${wordPattern(word)}${WORD_CHAR}*)` : `(${wordPattern(word)})(?!${WORD_CHAR})`,
   );
-  return { regex: new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join('|')})`, 'giu'), distinct: unique.length };
+  return {
+    regex: new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join('|')})`, 'giu'),
+    distinct: unique.length,
+    prefixTerm: prefixWord === undefined ? -1 : unique.indexOf(prefixWord),
+  };
 }
 
 interface Hit {
@@ -101,19 +141,26 @@ function termOf(found: RegExpExecArray): number {
   return -1;
 }
 
-/** The best stretch of one text, or undefined when no query word occurs in it. */
+/**
+ * The best stretch of one text, or undefined when no query word occurs in it. Only the first
+ * {@link SCAN_CHARS} characters and the first {@link MAX_HITS} matches are looked at.
+ */
 function bestExcerpt(text: string, matcher: Matcher): Excerpt | undefined {
   const regex = new RegExp(matcher.regex);
+  const scanned = text.length > SCAN_CHARS ? text.slice(0, codePointBoundary(text, SCAN_CHARS)) : text;
   const hits: Hit[] = [];
   const counts = new Map<number, number>();
   let first = 0;
   let best: Excerpt | undefined;
-  for (let found = regex.exec(text); found !== null; found = regex.exec(text)) {
+  for (let found = regex.exec(scanned); found !== null && hits.length < MAX_HITS; found = regex.exec(scanned)) {
     const hit = { start: found.index, end: found.index + found[0].length, term: termOf(found) };
+    // A whole word the window cuts may go on past it: "needle" at the end could be "needlework".
+    if (hit.end === scanned.length && scanned.length < text.length && hit.term !== matcher.prefixTerm) break;
     hits.push(hit);
     counts.set(hit.term, (counts.get(hit.term) ?? 0) + 1);
-    // Keep the stretch from hits[first] to this hit within the excerpt length.
-    while (hit.end - (hits[first] as Hit).start > EXCERPT_CHARS - LEAD_CHARS) {
+    // Keep the stretch from hits[first] to this hit within the excerpt length; a single hit
+    // longer than that (a long word) is a stretch of its own, cut when rendered.
+    while (first < hits.length - 1 && hit.end - (hits[first] as Hit).start > EXCERPT_CHARS - LEAD_CHARS) {
       const leaving = (hits[first] as Hit).term;
       const left = (counts.get(leaving) ?? 1) - 1;
       if (left === 0) counts.delete(leaving);
@@ -127,40 +174,71 @@ function bestExcerpt(text: string, matcher: Matcher): Excerpt | undefined {
   return best;
 }
 
-/** Where a word starts at or before `offset` (never cutting a word in two). */
+/**
+ * Where a word starts at or before `offset`: the word is kept whole unless it starts more than
+ * {@link MAX_WORD_CHARS} earlier, then it is cut there (never between a surrogate pair's halves).
+ */
 export function wordStartBefore(text: string, offset: number): number {
+  const stop = Math.max(0, offset - MAX_WORD_CHARS);
   let start = offset;
-  while (start > 0 && /\S/u.test(text.charAt(start - 1))) start -= 1;
-  return start;
+  while (start > stop && /\S/u.test(text.charAt(start - 1))) start -= 1;
+  return codePointBoundary(text, start);
 }
 
-/** Where a word ends at or after `offset`. */
+/** Where a word ends at or after `offset`, at most {@link MAX_WORD_CHARS} further. */
 export function wordEndAfter(text: string, offset: number): number {
+  const stop = Math.min(text.length, offset + MAX_WORD_CHARS);
   let end = offset;
-  while (end < text.length && /\S/u.test(text.charAt(end))) end += 1;
-  return end;
+  while (end < stop && /\S/u.test(text.charAt(end))) end += 1;
+  return codePointBoundary(text, end);
+}
+
+/** True when the text after `offset` holds a word; only {@link SCAN_CHARS} of it are looked at. */
+function wordsAfter(text: string, offset: number): boolean {
+  if (offset >= text.length) return false;
+  return text.length - offset > SCAN_CHARS || hasWord(text.slice(offset));
+}
+
+export interface ExcerptRange {
+  start: number;
+  end: number;
+  /** Words were left out before `start` / after `end` (an ellipsis goes there). */
+  before: boolean;
+  after: boolean;
+}
+
+/**
+ * The excerpt around the stretch `from`-`to` of a text, as both engines cut it: from a word
+ * boundary about {@link LEAD_CHARS} before the stretch to one about {@link EXCERPT_CHARS} further,
+ * and never longer than {@link MAX_EXCERPT_CHARS} (a long match is cut).
+ */
+export function excerptRange(text: string, from: number, to: number): ExcerptRange {
+  const start = from <= LEAD_CHARS ? 0 : wordStartBefore(text, from - LEAD_CHARS);
+  const wanted = Math.min(Math.max(to, start + EXCERPT_CHARS), start + MAX_EXCERPT_CHARS, text.length);
+  const end = codePointBoundary(text, Math.min(wordEndAfter(text, wanted), start + MAX_EXCERPT_CHARS));
+  return { start, end, before: start > 0 && hasWord(text.slice(0, start)), after: wordsAfter(text, end) };
 }
 
 /** Renders the excerpt: escaped text, matches in <mark>, ellipses where the text was cut. */
 function render(excerpt: Pick<Excerpt, 'text' | 'from' | 'to'>, matcher: Matcher | undefined): string {
   const { text } = excerpt;
-  const start = excerpt.from <= LEAD_CHARS ? 0 : wordStartBefore(text, excerpt.from - LEAD_CHARS);
-  const end = wordEndAfter(text, Math.max(excerpt.to, Math.min(text.length, start + EXCERPT_CHARS)));
-  const slice = text.slice(start, end);
+  const { start, end, before, after } = excerptRange(text, excerpt.from, excerpt.to);
   let html = '';
-  let cursor = 0;
+  let cursor = start;
   if (matcher !== undefined) {
+    // Matched in the text itself (the word before `start` still counts), a match that runs past
+    // `end` is marked up to it; the text after is searched only as far as a query word reaches.
     const regex = new RegExp(matcher.regex);
-    for (let found = regex.exec(slice); found !== null; found = regex.exec(slice)) {
-      html += escapeHtml(slice.slice(cursor, found.index));
-      html += `<mark>${escapeHtml(found[0])}</mark>`;
-      cursor = found.index + found[0].length;
+    regex.lastIndex = start;
+    const searched = text.slice(0, Math.min(text.length, end + MARK_REACH_CHARS));
+    for (let found = regex.exec(searched); found !== null && found.index < end; found = regex.exec(searched)) {
+      const markEnd = Math.min(end, found.index + found[0].length);
+      html += `${escapeHtml(text.slice(cursor, found.index))}<mark>${escapeHtml(text.slice(found.index, markEnd))}</mark>`;
+      cursor = markEnd;
     }
   }
-  html += escapeHtml(slice.slice(cursor));
+  html += escapeHtml(text.slice(cursor, end));
   html = html.replace(/\s+/gu, ' ').trim();
-  const before = start > 0 && hasWord(text.slice(0, start));
-  const after = end < text.length && hasWord(text.slice(end));
   return `${before ? ELLIPSIS : ''}${html}${after ? ELLIPSIS : ''}`;
 }
 

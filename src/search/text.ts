@@ -46,3 +46,11 @@ export function codePoints(text: string, max: number): string {
   }
   return text.slice(0, end);
 }
+
+/** `offset`, moved back one when it falls between the two halves of a surrogate pair. */
+export function codePointBoundary(text: string, offset: number): number {
+  if (offset <= 0 || offset >= text.length) return offset;
+  const before = text.charCodeAt(offset - 1);
+  const at = text.charCodeAt(offset);
+  return before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff ? offset - 1 : offset;
+}

@@ -12,8 +12,8 @@
  * not fetched (it can be long), so its excerpt is Typesense's own snippet window.
  */
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, wordEndAfter, wordStartBefore } from './snippet.js';
-import { foldWord, hasWord } from './text.js';
+import { escapeHtml, excerptRange } from './snippet.js';
+import { foldWord } from './text.js';
 import type { HighlightV1 } from './typesense-client.js';
 
 export interface HighlightTags {
@@ -38,9 +38,6 @@ export interface SnippetDocument {
   contentPlain?: string;
 }
 
-const EXCERPT_CHARS = 200;
-/** Context kept before the first match, as the embedded engine keeps it. */
-const LEAD_CHARS = 50;
 const ELLIPSIS = '…';
 
 interface Segment {
@@ -90,9 +87,9 @@ function renderRange(segments: readonly Segment[], from: number, to: number): st
 }
 
 /**
- * An excerpt of a whole field (the embedded engine's cut): from a word boundary about
- * {@link LEAD_CHARS} before the first match to one about {@link EXCERPT_CHARS} further, with
- * "…" where words were left out.
+ * An excerpt of a whole field, cut around its first match as the embedded engine cuts
+ * ({@link excerptRange}: a bounded length however long the match), with "…" where words were
+ * left out.
  */
 function excerpt(segments: readonly Segment[]): string {
   const text = segments.map((segment) => segment.text).join('');
@@ -107,10 +104,7 @@ function excerpt(segments: readonly Segment[]): string {
     }
     offset += segment.text.length;
   }
-  const start = first <= LEAD_CHARS ? 0 : wordStartBefore(text, first - LEAD_CHARS);
-  const end = wordEndAfter(text, Math.max(firstEnd, Math.min(text.length, start + EXCERPT_CHARS)));
-  const before = start > 0 && hasWord(text.slice(0, start));
-  const after = end < text.length && hasWord(text.slice(end));
+  const { start, end, before, after } = excerptRange(text, first, firstEnd);
   return `${before ? ELLIPSIS : ''}${renderRange(segments, start, end)}${after ? ELLIPSIS : ''}`;
 }
 
