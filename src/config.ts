@@ -6,6 +6,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type CookieSecure = 'auto' | 'true' | 'false';
 
+/** `auto`: pretty lines in a terminal, JSON lines otherwise (systemd's journal, a pipe). */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+
 /**
  * How long a whole request (headers and body) may take to arrive: 120 s lets a 5 MiB image
  * upload finish at 0.35 Mbit/s (5 MiB = 41.9 Mbit, 41.9 / 120 = 0.35), below a weak ADSL or
@@ -35,6 +38,7 @@ export interface Config {
   /** Passed to Fastify's `trustProxy` as is. */
   readonly trustProxy: boolean | string | number;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   /** Time for a whole request to arrive before it is answered 408 and its connection closed. */
   readonly requestTimeoutMs: number;
   /** Time for a request's headers to arrive; never more than `requestTimeoutMs`. */
@@ -68,6 +72,11 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (value('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+
+  const logFormat = (value('LOG_FORMAT') ?? 'auto').toLowerCase();
+  if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
+    problems.push(`LOG_FORMAT must be pretty, json or auto, got "${env.LOG_FORMAT}"`);
   }
 
   const requestTimeoutS = parseSeconds(value('REQUEST_TIMEOUT_SECONDS') ?? String(DEFAULT_REQUEST_TIMEOUT_S));
@@ -108,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: cookieSecure as CookieSecure,
     trustProxy: parseTrustProxy(value('TRUST_PROXY') ?? 'false'),
     logLevel: logLevel as LogLevel,
+    logFormat: logFormat as LogFormat,
     requestTimeoutMs: (requestTimeoutS as number) * 1000,
     headersTimeoutMs: (headersTimeoutS as number) * 1000,
   });
@@ -124,6 +134,15 @@ function parseSeconds(raw: string): number | undefined {
   if (!/^\d{1,4}$/.test(raw)) return undefined;
   const seconds = Number(raw);
   return seconds >= 1 && seconds <= 3600 ? seconds : undefined;
+}
+
+/**
+ * The log format actually used: `auto` means pretty lines for a person at a terminal and JSON
+ * lines for everything else (systemd's journal, a pipe, a log shipper).
+ */
+export function resolveLogFormat(format: LogFormat, stdoutIsTTY: boolean): 'pretty' | 'json' {
+  if (format === 'auto') return stdoutIsTTY ? 'pretty' : 'json';
+  return format;
 }
 
 /** `true`/`false`, a hop count, or an address list, as Fastify's `trustProxy` takes them. */
