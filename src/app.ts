@@ -58,6 +58,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // A hop count is valid at runtime though Fastify's typings omit numbers.
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
+    // A request whose headers or body stop arriving is answered 408 and closed (src/config.ts
+    // has the arithmetic); Node checks the timers every second, so a timeout fires within 1 s.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
     // Per-request info lines cost ~15% CPU on hot GETs (PERFORMANCE-NOTES.md): debug only.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     // Requests that arrive while closing get our own 503 (src/lib/shutdown.ts).

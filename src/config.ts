@@ -6,6 +6,18 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type CookieSecure = 'auto' | 'true' | 'false';
 
+/** `auto`: pretty lines in a terminal, JSON lines otherwise (systemd's journal, a pipe). */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+
+/**
+ * How long a whole request (headers and body) may take to arrive: 120 s lets a 5 MiB image
+ * upload finish at 0.35 Mbit/s (5 MiB = 41.9 Mbit, 41.9 / 120 = 0.35), below a weak ADSL or
+ * mobile uplink, while a client that stops sending mid-body is cut off (docs/decisions.md).
+ */
+const DEFAULT_REQUEST_TIMEOUT_S = 120;
+/** Headers are a few hundred bytes: 30 s is ample on any link, and Node's default is 60 s. */
+const DEFAULT_HEADERS_TIMEOUT_S = 30;
+
 export interface TypesenseConfig {
   readonly urls: readonly string[];
   readonly apiKey: string;
@@ -26,6 +38,11 @@ export interface Config {
   /** Passed to Fastify's `trustProxy` as is. */
   readonly trustProxy: boolean | string | number;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+  /** Time for a whole request to arrive before it is answered 408 and its connection closed. */
+  readonly requestTimeoutMs: number;
+  /** Time for a request's headers to arrive; never more than `requestTimeoutMs`. */
+  readonly headersTimeoutMs: number;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -57,6 +74,23 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
 
+  const logFormat = (value('LOG_FORMAT') ?? 'auto').toLowerCase();
+  if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
+    problems.push(`LOG_FORMAT must be pretty, json or auto, got "${env.LOG_FORMAT}"`);
+  }
+
+  const requestTimeoutS = parseSeconds(value('REQUEST_TIMEOUT_SECONDS') ?? String(DEFAULT_REQUEST_TIMEOUT_S));
+  if (requestTimeoutS === undefined) {
+    problems.push(`REQUEST_TIMEOUT_SECONDS must be an integer from 1 to 3600, got "${env.REQUEST_TIMEOUT_SECONDS}"`);
+  }
+  const headersTimeoutS = parseSeconds(value('HEADERS_TIMEOUT_SECONDS') ?? String(Math.min(DEFAULT_HEADERS_TIMEOUT_S, requestTimeoutS ?? DEFAULT_HEADERS_TIMEOUT_S)));
+  if (headersTimeoutS === undefined) {
+    problems.push(`HEADERS_TIMEOUT_SECONDS must be an integer from 1 to 3600, got "${env.HEADERS_TIMEOUT_SECONDS}"`);
+  } else if (requestTimeoutS !== undefined && headersTimeoutS > requestTimeoutS) {
+    // Node refuses a headers timeout longer than the request timeout that contains it.
+    problems.push(`HEADERS_TIMEOUT_SECONDS (${headersTimeoutS}) must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutS})`);
+  }
+
   const cookieSecure = (value('COOKIE_SECURE') ?? 'auto').toLowerCase();
   if (cookieSecure !== 'auto' && cookieSecure !== 'true' && cookieSecure !== 'false') {
     problems.push(`COOKIE_SECURE must be true, false or auto, got "${env.COOKIE_SECURE}"`);
@@ -83,6 +117,9 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: cookieSecure as CookieSecure,
     trustProxy: parseTrustProxy(value('TRUST_PROXY') ?? 'false'),
     logLevel: logLevel as LogLevel,
+    logFormat: logFormat as LogFormat,
+    requestTimeoutMs: (requestTimeoutS as number) * 1000,
+    headersTimeoutMs: (headersTimeoutS as number) * 1000,
   });
 }
 
@@ -90,6 +127,22 @@ function parsePort(raw: string): number | undefined {
   if (!/^\d{1,5}$/.test(raw)) return undefined;
   const port = Number(raw);
   return port <= 65535 ? port : undefined;
+}
+
+/** Whole seconds from 1 to an hour; 0 ("never") is what left slow clients holding sockets. */
+function parseSeconds(raw: string): number | undefined {
+  if (!/^\d{1,4}$/.test(raw)) return undefined;
+  const seconds = Number(raw);
+  return seconds >= 1 && seconds <= 3600 ? seconds : undefined;
+}
+
+/**
+ * The log format actually used: `auto` means pretty lines for a person at a terminal and JSON
+ * lines for everything else (systemd's journal, a pipe, a log shipper).
+ */
+export function resolveLogFormat(format: LogFormat, stdoutIsTTY: boolean): 'pretty' | 'json' {
+  if (format === 'auto') return stdoutIsTTY ? 'pretty' : 'json';
+  return format;
 }
 
 /** `true`/`false`, a hop count, or an address list, as Fastify's `trustProxy` takes them. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, resolveLogFormat } from '../../src/config.js';
 
 t.test('defaults', async (t) => {
   const config = loadConfig({});
@@ -12,6 +12,9 @@ t.test('defaults', async (t) => {
   t.equal(config.cookieSecure, 'auto');
   t.equal(config.trustProxy, false);
   t.equal(config.logLevel, 'info');
+  t.equal(config.logFormat, 'auto');
+  t.equal(config.requestTimeoutMs, 120_000, 'a 5 MiB upload at 0.35 Mbit/s still arrives');
+  t.equal(config.headersTimeoutMs, 30_000);
   t.ok(Object.isFrozen(config));
 });
 
@@ -35,4 +38,24 @@ t.test('typesense cluster and proxy settings', async (t) => {
   t.equal(config.trustProxy, 1);
   t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
   t.equal(loadConfig({ TRUST_PROXY: '127.0.0.1,10.0.0.0/8' }).trustProxy, '127.0.0.1,10.0.0.0/8');
+});
+
+t.test('request and header timeouts', async (t) => {
+  const config = loadConfig({ REQUEST_TIMEOUT_SECONDS: '300', HEADERS_TIMEOUT_SECONDS: '10' });
+  t.equal(config.requestTimeoutMs, 300_000);
+  t.equal(config.headersTimeoutMs, 10_000);
+  t.equal(loadConfig({ REQUEST_TIMEOUT_SECONDS: '5' }).headersTimeoutMs, 5_000, 'the headers default never exceeds a shorter request timeout');
+  for (const bad of ['0', '-1', '1.5', '3601', 'soon']) {
+    t.throws(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: bad }), /REQUEST_TIMEOUT_SECONDS/, `REQUEST_TIMEOUT_SECONDS=${bad}`);
+    t.throws(() => loadConfig({ HEADERS_TIMEOUT_SECONDS: bad }), /HEADERS_TIMEOUT_SECONDS/, `HEADERS_TIMEOUT_SECONDS=${bad}`);
+  }
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '10', HEADERS_TIMEOUT_SECONDS: '20' }), /must not exceed/, 'Node refuses headers longer than the request');
+});
+
+t.test('log format: pretty at a terminal, JSON elsewhere, unless LOG_FORMAT says', async (t) => {
+  t.equal(resolveLogFormat(loadConfig({}).logFormat, true), 'pretty');
+  t.equal(resolveLogFormat(loadConfig({}).logFormat, false), 'json', 'under systemd stdout is no terminal');
+  t.equal(resolveLogFormat(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat, true), 'json');
+  t.equal(resolveLogFormat(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, false), 'pretty');
+  t.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT/);
 });

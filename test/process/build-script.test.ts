@@ -1,0 +1,94 @@
+/**
+ * scripts/build.mjs, which `npm start`, `npm run backup` and `npm run set-password` run first:
+ * it compiles only when a source is newer than the last build, and without TypeScript installed
+ * (a production install, README.md) it runs from an up-to-date dist/ and explains a stale one.
+ * Driven as a real process on a tiny project in a temp folder that borrows our node_modules.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+
+const ROOT = process.cwd();
+
+function project(t: Test): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'storyshelf-build-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, 'src'));
+  mkdirSync(path.join(dir, 'scripts'));
+  copyFileSync(path.join(ROOT, 'scripts', 'build.mjs'), path.join(dir, 'scripts', 'build.mjs'));
+  writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
+  writeFileSync(
+    path.join(dir, 'tsconfig.build.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [], skipLibCheck: true },
+      include: ['src', 'scripts'],
+    }),
+  );
+  writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a: number = 1;\n');
+  writeFileSync(path.join(dir, 'src', 'b.ts'), 'export const b: string = "b";\n');
+  writeFileSync(path.join(dir, 'src', 'main.ts'), 'import { a } from "./a.js";\nconsole.log(`main ran with a=${a}`);\n');
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}
+
+function build(dir: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [path.join(dir, 'scripts', 'build.mjs'), ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Moves a file's mtime `seconds` past the build stamp, as an edit after the build would. */
+function touchAfterBuild(dir: string, file: string, seconds = 2): void {
+  const later = statSync(path.join(dir, 'dist', '.build-stamp')).mtimeMs / 1000 + seconds;
+  utimesSync(path.join(dir, file), later, later);
+}
+
+t.test('compiles when there is no build or a source changed, and only then', async (t) => {
+  const dir = project(t);
+  const first = build(dir);
+  t.equal(first.status, 0);
+  t.match(first.stderr, /compiling TypeScript into dist\/ \(there is no build/);
+  t.match(readFileSync(path.join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 1/);
+  const builtAt = statSync(path.join(dir, 'dist', 'src', 'a.js')).mtimeMs;
+
+  const again = build(dir);
+  t.equal(again.status, 0);
+  t.equal(again.stderr, '', 'nothing to rebuild: silent');
+  t.equal(statSync(path.join(dir, 'dist', 'src', 'a.js')).mtimeMs, builtAt, 'and tsc did not run');
+
+  writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a: number = 2;\n');
+  touchAfterBuild(dir, 'src/a.ts');
+  const edited = build(dir);
+  t.equal(edited.status, 0);
+  t.match(edited.stderr, /src\/a\.ts changed since the last build/);
+  t.match(readFileSync(path.join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 2/);
+
+  writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a: number = "not a number";\n');
+  touchAfterBuild(dir, 'src/a.ts');
+  t.not(build(dir).status, 0, 'a type error fails the build (and so `npm start`)');
+  // Without TypeScript the script says why it would build, without building: still stale.
+  rmSync(path.join(dir, 'node_modules'));
+  t.match(build(dir).stderr, /\(src\/a\.ts changed since the last build\)/, 'a failed build is not stamped');
+});
+
+t.test('without TypeScript: an up-to-date dist/ is used, a stale one is explained', async (t) => {
+  const dir = project(t);
+  t.equal(build(dir).status, 0);
+  rmSync(path.join(dir, 'node_modules'));
+  const fresh = build(dir, 'dist/src/main.js');
+  t.equal(fresh.status, 0, 'nothing to rebuild: TypeScript is not needed');
+  t.equal(fresh.stderr, '');
+  t.equal(fresh.stdout, 'main ran with a=1\n', 'the module named after the options runs once dist/ is fresh');
+
+  rmSync(path.join(dir, 'src', 'b.ts'));
+  touchAfterBuild(dir, 'src');
+  const stale = build(dir, 'dist/src/main.js');
+  t.equal(stale.status, 1);
+  t.equal(stale.stdout, '', 'and a stale one does not run');
+  t.match(stale.stderr, /\(src changed since the last build\) but TypeScript is not installed/, 'a deleted source counts through its folder');
+  t.match(stale.stderr, 'npm ci && npm run build && npm prune --omit=dev', 'names the production install');
+
+  touchAfterBuild(dir, 'tsconfig.build.json', 4);
+  t.match(build(dir).stderr, /\(tsconfig\.build\.json changed/, 'so does the compiler configuration');
+});
