@@ -543,7 +543,7 @@ function removeCreatedStories(dataDir: string): number {
 function serverNodeFlags(): string[] {
   if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== '');
   const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const flags = /\bnode((?:\s+--\S+)*)\s+dist\/src\/server\.js/.exec(start)?.[1] ?? '';
+  const flags = /\bnode((?:\s+--\S+)*)\s+(?:scripts\/build\.mjs\s+)?dist\/src\/server\.js/.exec(start)?.[1] ?? '';
   return flags.split(/\s+/).filter((flag) => flag !== '');
 }
 
