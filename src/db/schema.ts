@@ -6,8 +6,8 @@
  * - `id` is the public UUID; stories and authors also carry `seq`, an INTEGER PRIMARY KEY
  *   (SQLite's rowid), so the full-text index can key on a stable integer.
  * - Timestamps are ISO 8601 UTC strings with milliseconds: they sort correctly as text.
- * - `nameKey` is the trimmed, Unicode-lowercased name: the unique key for "unique
- *   case-insensitively" (SQLite's NOCASE only folds ASCII).
+ * - `nameKey` is the full case fold of the name (src/lib/names.ts): the unique key for "unique
+ *   case-insensitively" (SQLite's NOCASE only folds ASCII) of authors, series and tags.
  * - `storyCount`, `ratedStoryCount` and `ratingSum` are maintained by triggers in the same
  *   transaction as every link change, so counts and sorts by them never scan the stories table.
  */
@@ -78,14 +78,21 @@ export const tags = sqliteTable(
   'tags',
   {
     id: text('id').primaryKey(),
-    /** Stored lowercased (spec 2.4), so the name is its own case-insensitive key. */
+    /** Stored lowercased (spec 2.4): the display name. */
     name: text('name').notNull(),
+    /**
+     * The full case fold of the name (src/lib/names.ts, `nameKey`): what makes a tag unique and
+     * finds it. The default only lets migration 0008 add the column to a table with rows; the
+     * code always sets it.
+     */
+    nameKey: text('name_key').notNull().default(''),
     storyCount: integer('story_count').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [
-    uniqueIndex('tags_name_unique').on(t.name),
+    // The fold key is unique, so the name is too (the same name folds to the same key).
+    uniqueIndex('tags_name_key_unique').on(t.nameKey),
     index('tags_created_at_idx').on(t.createdAt, t.id),
     index('tags_story_count_idx').on(t.storyCount, t.name),
   ],

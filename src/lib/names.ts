@@ -12,10 +12,10 @@ export function nameKey(name: string): string {
 }
 
 /**
- * Tag names as stored and looked up (spec: "stored lowercased"): trimmed, NFC, lowercased. Tags
- * have no separate key column, so they do not get the full fold of {@link nameKey}.
+ * A tag's display name as stored (spec 2.4: "stored lowercased"): trimmed, NFC, lowercased. Tags
+ * are unique and found by {@link nameKey} of it (their `name_key` column), not by this.
  */
-export function tagNameKey(name: string): string {
+export function storedTagName(name: string): string {
   return name.trim().normalize('NFC').toLowerCase();
 }
 

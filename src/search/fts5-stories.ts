@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import { LruCache } from '../lib/lru.js';
-import { nameKey, tagNameKey } from '../lib/names.js';
+import { nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { SearchPage, StorySearchRequest } from './engine.js';
@@ -26,7 +26,7 @@ const fixedStatements = statementCache((client: Database.Database) => ({
     'SELECT id, story_count AS storyCount FROM authors WHERE name_key IN (SELECT value FROM json_each(?))',
   ),
   tags: client.prepare<[string], { id: string; storyCount: number }>(
-    'SELECT id, story_count AS storyCount FROM tags WHERE name IN (SELECT value FROM json_each(?))',
+    'SELECT id, story_count AS storyCount FROM tags WHERE name_key IN (SELECT value FROM json_each(?))',
   ),
   countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
   countMatches: client.prepare<[string]>('SELECT count(*) FROM stories_fts WHERE stories_fts MATCH ?').pluck(),
@@ -68,7 +68,7 @@ export function shapedStatementCount(client: Database.Database): number {
 }
 
 /**
- * Resolves the filter names to ids (case-insensitively). Null when the filter can match no
+ * Resolves the filter names to ids by their fold (decisions.md, "Name keys"). Null when the filter can match no
  * story: none of the listed authors exists, or one of the listed tags does not.
  */
 function resolveFilter(client: Database.Database, request: StorySearchRequest): SearchFilter | null {
@@ -91,7 +91,7 @@ function resolveFilter(client: Database.Database, request: StorySearchRequest): 
     filter.authorStories = found.reduce((sum, author) => sum + author.storyCount, 0);
   }
   if (request.tags !== undefined && request.tags.length > 0) {
-    const names = [...new Set(request.tags.map(tagNameKey))];
+    const names = [...new Set(request.tags.map(nameKey))];
     const found = s.tags.all(JSON.stringify(names));
     if (found.length < names.length) return null;
     const rarest = found.reduce((best, tag) => (tag.storyCount < best.storyCount ? tag : best));

@@ -3,9 +3,16 @@
  * requests, and results get the SearchResultDto echo fields (spec 2.7).
  */
 import { performance } from 'node:perf_hooks';
-import { invalidField } from '../errors.js';
+import { BadRequest, invalidField } from '../errors.js';
 import { pageWindow, sortDirection } from '../lib/pagination.js';
-import type { AuthorFullTextQuery, AuthorSearchResult, ReindexResult, StorySearchQuery, StorySearchResult } from '../schemas/search.js';
+import {
+  SEARCH_FILTER_VALUES_MAX,
+  type AuthorFullTextQuery,
+  type AuthorSearchResult,
+  type ReindexResult,
+  type StorySearchQuery,
+  type StorySearchResult,
+} from '../schemas/search.js';
 import type { SearchEngine, SearchPage } from './engine.js';
 
 /**
@@ -16,6 +23,22 @@ export function nameList(values: readonly string[] | undefined): string[] | unde
   if (values === undefined) return undefined;
   const names = values.flatMap((value) => value.split(',')).map((name) => name.trim()).filter((name) => name !== '');
   return names.length === 0 ? undefined : names;
+}
+
+/**
+ * The `authors` and `tags` filters as name lists, each at most {@link SEARCH_FILTER_VALUES_MAX}
+ * names after splitting: the schema bounds the values (100 of up to 1,000 characters), but commas
+ * inside them could still make ~50,000 names, each a key to fold and look up. One 400 names
+ * every field over the bound.
+ */
+function filterNames(query: StorySearchQuery): { authors?: string[]; tags?: string[] } {
+  const lists = { authors: nameList(query.authors), tags: nameList(query.tags) };
+  const details: Record<string, string> = {};
+  for (const [field, names] of Object.entries(lists)) {
+    if (names !== undefined && names.length > SEARCH_FILTER_VALUES_MAX) details[field] = `must name at most ${SEARCH_FILTER_VALUES_MAX} ${field} in all`;
+  }
+  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+  return lists;
 }
 
 function withEcho<T>(result: SearchPage<T>, query: string, started: number) {
@@ -29,12 +52,13 @@ export async function searchStories(engine: SearchEngine, query: StorySearchQuer
   if (query.minRating !== undefined && query.maxRating !== undefined && query.minRating > query.maxRating) {
     throw invalidField('minRating', 'must not be greater than maxRating');
   }
+  const { authors, tags } = filterNames(query);
   const result = await engine.searchStories({
     query: query.query,
     page: query.page,
     size: query.size,
-    authors: nameList(query.authors),
-    tags: nameList(query.tags),
+    authors,
+    tags,
     minRating: query.minRating,
     maxRating: query.maxRating,
     sortBy: query.sortBy ?? 'relevance',

@@ -21,6 +21,7 @@ import type { Db } from '../db/open.js';
 import type { DbOrTx } from '../db/transaction.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
+import { storedNamesByFold } from '../tags/repository.js';
 import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
 import type { SearchChanges } from './sync.js';
@@ -115,7 +116,7 @@ export class TypesenseSearchEngine implements SearchEngine {
 
   async searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>> {
     if (!this.servesQueries()) return this.embedded.searchStories(request);
-    const plan = storySearchPlan(request, this.tags);
+    const plan = storySearchPlan(this.withStoredTagNames(request), this.tags);
     if (plan === NOT_EXPRESSIBLE) return this.embedded.searchStories(request);
     if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
     try {
@@ -248,6 +249,17 @@ export class TypesenseSearchEngine implements SearchEngine {
   async idle(): Promise<void> {
     await this.preparing;
     await this.worker.idle();
+  }
+
+  /**
+   * The tag filter with each name replaced by the stored name of the tag it folds to (decisions.md,
+   * "Name keys"): documents carry stored names, which are as unique as the fold keys, so "STRASSE"
+   * finds the tag stored as "straße". A name no tag has is left as it is and matches nothing.
+   */
+  private withStoredTagNames(request: StorySearchRequest): StorySearchRequest {
+    if (request.tags === undefined || request.tags.length === 0) return request;
+    const stored = storedNamesByFold(this.db, request.tags);
+    return { ...request, tags: request.tags.map((name) => stored.get(name) ?? name) };
   }
 
   private alias(kind: 'stories' | 'authors'): string {

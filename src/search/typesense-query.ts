@@ -5,14 +5,16 @@
  * - the text goes through the embedded engine's parser (./query.ts): its folded words are the
  *   query, operators are never passed on, the last word is a prefix only from 3 characters;
  *   typo tolerance and token dropping are off, so every word must match, as in FTS5;
- * - `authors` (any) and `tags` (all) are exact, case-insensitive `filter_by` clauses on the name
- *   keys; `minRating`/`maxRating` are a range on `rating`, which unrated stories lack;
+ * - `authors` (any) and `tags` (all) are exact `filter_by` clauses: authors on their name key,
+ *   tags on the stored name the documents carry (the engine first turns each asked-for spelling
+ *   into the stored name of the tag it folds to, typesense-engine.ts); `minRating`/`maxRating`
+ *   are a range on `rating`, which unrated stories lack;
  * - every sort ends with `idKey` in the same direction, and optional values sort last, as the
  *   embedded engine's `NULLS LAST, id` does; relevance is `_text_match`, and `*` is the
  *   library's default order (newest first);
  * - 0-based pages become Typesense's 1-based ones.
  */
-import { nameKey, tagNameKey } from '../lib/names.js';
+import { nameKey, storedTagName } from '../lib/names.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from './engine.js';
@@ -61,7 +63,7 @@ function storyFilter(request: StorySearchRequest): string | typeof NOT_EXPRESSIB
     if (names.includes(NOT_EXPRESSIBLE)) return NOT_EXPRESSIBLE;
     clauses.push(`authorNameKey:=[${names.join(',')}]`);
   }
-  for (const tag of new Set((request.tags ?? []).map(tagNameKey))) {
+  for (const tag of new Set((request.tags ?? []).map(storedTagName))) {
     const value = literal(tag);
     if (value === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
     clauses.push(`tagNames:=${value}`);

@@ -48,7 +48,10 @@ export interface StoryDocument {
   seriesId?: string;
   seriesName?: string;
   volume?: number;
-  /** Sorted by name, as StorySearchDto lists them. */
+  /**
+   * The stored names, sorted, as StorySearchDto lists them. A stored name is as unique as the
+   * tag's fold key, so filters name the tag by it (typesense-engine.ts resolves the spelling).
+   */
   tagNames: string[];
   rating?: number;
   wordCount: number;

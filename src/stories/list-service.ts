@@ -8,7 +8,6 @@ import { NotFound } from '../errors.js';
 import { findAuthorById } from '../authors/repository.js';
 import { findSeriesById } from '../series/repository.js';
 import { findTagByName } from '../tags/repository.js';
-import { tagNameKey } from '../lib/names.js';
 import { pageWindow, sortDirection } from '../lib/pagination.js';
 import { jsonPage, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryListQuery } from '../schemas/story.js';
@@ -37,9 +36,9 @@ export function listStoriesByAuthor(db: Db, authorId: string, query: StoryListQu
   return storyPage(db, { kind: 'author', authorId }, query);
 }
 
-/** `GET /api/stories/tags/{tagName}`: the name matched case-insensitively after trimming; 404 when unknown. */
+/** `GET /api/stories/tags/{tagName}`: the name matched by its fold (decisions.md, "Name keys"); 404 when unknown. */
 export function listStoriesByTag(db: Db, tagName: string, query: StoryListQuery): JsonBytes {
-  const tag = findTagByName(db, tagNameKey(tagName));
+  const tag = findTagByName(db, tagName);
   if (tag === undefined) throw new NotFound(`Tag not found with name: ${tagName.trim()}`);
   return storyPage(db, { kind: 'tag', tagId: tag.id }, query);
 }

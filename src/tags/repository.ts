@@ -3,7 +3,7 @@ import { prepared } from '../db/prepared.js';
 import type { DbOrTx } from '../db/transaction.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
-import { likeContains, likePrefix } from '../lib/names.js';
+import { likeContains, likePrefix, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { TagSortKey } from '../schemas/tag.js';
 
@@ -20,23 +20,47 @@ export function findTagById(db: DbOrTx, id: string): TagRow | undefined {
   return db.select().from(tags).where(eq(tags.id, id)).get();
 }
 
+/** The tag whose name folds like `name` (decisions.md, "Name keys"). */
 export function findTagByName(db: DbOrTx, name: string): TagRow | undefined {
-  return db.select().from(tags).where(eq(tags.name, name)).get();
+  return db.select().from(tags).where(eq(tags.nameKey, nameKey(name))).get();
 }
 
-/** True when another tag (not `exceptId`) already has this (lowercased) name. */
+/** True when another tag (not `exceptId`) already has a name that folds like this one. */
 export function tagNameTaken(db: DbOrTx, name: string, exceptId?: string): boolean {
-  const condition = exceptId === undefined ? eq(tags.name, name) : and(eq(tags.name, name), ne(tags.id, exceptId));
+  const key = eq(tags.nameKey, nameKey(name));
+  const condition = exceptId === undefined ? key : and(key, ne(tags.id, exceptId));
   return db.select({ id: tags.id }).from(tags).where(condition).get() !== undefined;
 }
 
+/** `name` is the stored (lowercased) name; its key is derived here, as for every write. */
 export function insertTag(db: DbOrTx, name: string): TagRow {
   const now = nowIso();
-  return db.insert(tags).values({ id: newId(), name, createdAt: now, updatedAt: now }).returning().get();
+  return db.insert(tags).values({ id: newId(), name, nameKey: nameKey(name), createdAt: now, updatedAt: now }).returning().get();
 }
 
 export function renameTag(db: DbOrTx, id: string, name: string): TagRow | undefined {
-  return db.update(tags).set({ name, updatedAt: nowIso() }).where(eq(tags.id, id)).returning().get();
+  return db.update(tags).set({ name, nameKey: nameKey(name), updatedAt: nowIso() }).where(eq(tags.id, id)).returning().get();
+}
+
+/**
+ * The stored name of the tag each given name folds to, by that name; names no tag has are
+ * absent. The Typesense documents carry stored names (unique, like the keys), so a filter can
+ * name a tag exactly whatever spelling was asked for.
+ */
+export function storedNamesByFold(db: DbOrTx, names: readonly string[]): Map<string, string> {
+  const keys = new Map(names.map((name) => [name, nameKey(name)]));
+  const rows = db
+    .select({ name: tags.name, nameKey: tags.nameKey })
+    .from(tags)
+    .where(sql`${tags.nameKey} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(keys.values())])}))`)
+    .all();
+  const byKey = new Map(rows.map((row) => [row.nameKey, row.name]));
+  const found = new Map<string, string>();
+  for (const [name, key] of keys) {
+    const stored = byKey.get(key);
+    if (stored !== undefined) found.set(name, stored);
+  }
+  return found;
 }
 
 export function deleteTag(db: DbOrTx, id: string): boolean {
@@ -44,7 +68,7 @@ export function deleteTag(db: DbOrTx, id: string): boolean {
 }
 
 export interface TagListFilter {
-  /** Case-insensitive substring of the name (already lowercased: names are stored so). */
+  /** Case-insensitive substring of the name, already folded with `nameKey`. */
   nameContains?: string;
 }
 
@@ -55,7 +79,7 @@ export function listTags(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: TagRow[]; total: number } {
-  const where = filter.nameContains === undefined ? undefined : sql`${tags.name} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
+  const where = filter.nameContains === undefined ? undefined : sql`${tags.nameKey} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
   const rows = db
     .select()
     .from(tags)
@@ -68,12 +92,12 @@ export function listTags(
   return { rows, total };
 }
 
-/** Names starting with `prefix`, most used first, then by name (decisions.md). */
+/** Names whose fold starts with `prefix` (already folded), most used first, then by name (decisions.md). */
 export function autocompleteTags(db: DbOrTx, prefix: string, limit: number): TagRow[] {
   return db
     .select()
     .from(tags)
-    .where(sql`${tags.name} LIKE ${likePrefix(prefix)} ESCAPE '\\'`)
+    .where(sql`${tags.nameKey} LIKE ${likePrefix(prefix)} ESCAPE '\\'`)
     .orderBy(desc(tags.storyCount), asc(tags.name))
     .limit(limit)
     .all();
@@ -99,19 +123,24 @@ export function tagStats(db: DbOrTx): { totalTags: number; usedTags: number; unu
 }
 
 /**
- * Finds each named tag (names already cleaned and lowercased) or creates it, returning rows in
- * the order given with duplicates removed. Used by story create/update (`tagNames`).
+ * Finds each named tag (names already cleaned and lowercased) by its fold or creates it, returning
+ * rows in the order given, one per fold: "ΣΟΦΟΣ" and "σοφοσ" are one tag, created with the
+ * first spelling. Used by story create/update (`tagNames`).
  */
 export function findOrCreateTags(db: DbOrTx, names: readonly string[]): TagRow[] {
-  const unique = [...new Set(names)];
-  if (unique.length === 0) return [];
-  const existing = prepared(db, 'tags:byNames', () =>
+  const byKey = new Map<string, string>();
+  for (const name of names) {
+    const key = nameKey(name);
+    if (!byKey.has(key)) byKey.set(key, name);
+  }
+  if (byKey.size === 0) return [];
+  const existing = prepared(db, 'tags:byNameKeys', () =>
     db
       .select()
       .from(tags)
-      .where(sql`${tags.name} IN (SELECT value FROM json_each(${sql.placeholder('names')}))`)
+      .where(sql`${tags.nameKey} IN (SELECT value FROM json_each(${sql.placeholder('keys')}))`)
       .prepare(),
-  ).all({ names: JSON.stringify(unique) });
-  const byName = new Map(existing.map((row) => [row.name, row]));
-  return unique.map((name) => byName.get(name) ?? insertTag(db, name));
+  ).all({ keys: JSON.stringify([...byKey.keys()]) });
+  const found = new Map(existing.map((row) => [row.nameKey, row]));
+  return [...byKey].map(([key, name]) => found.get(key) ?? insertTag(db, name));
 }

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.js';
 import type { TagRow } from '../db/schema.js';
 import { writeTransaction } from '../db/transaction.js';
 import { Conflict, invalidField, NotFound } from '../errors.js';
-import { tagNameKey } from '../lib/names.js';
+import { nameKey, storedTagName } from '../lib/names.js';
 import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
 import type { PageOf } from '../schemas/common.js';
 import type { TagDto, TagSearchQuery, TagListQuery } from '../schemas/tag.js';
@@ -11,7 +11,7 @@ import * as repo from './repository.js';
 
 /** A tag name as stored: trimmed, NFC, lowercased (spec 2.4); blank is a 400. */
 export function cleanTagName(raw: string, field = 'name'): string {
-  const name = tagNameKey(raw);
+  const name = storedTagName(raw);
   if (name === '') throw invalidField(field, 'must not be blank');
   return name;
 }
@@ -33,12 +33,12 @@ export function getTag(db: Db, id: string): TagDto {
 export function listTags(db: Db, query: TagListQuery | TagSearchQuery): PageOf<TagDto> {
   const sortBy = query.sortBy ?? 'name';
   const direction = sortDirection(query.sortDir, sortBy === 'name' ? 'asc' : 'desc');
-  const filter = 'query' in query ? { nameContains: tagNameKey(query.query) } : {};
+  const filter = 'query' in query ? { nameContains: nameKey(query.query) } : {};
   const { rows, total } = repo.listTags(db, filter, sortBy, direction, pageWindow(query));
   return toPage(rows.map(presentTag), total, query);
 }
 
-/** Creates a tag; a name already taken (case-insensitively) is a 409. */
+/** Creates a tag; a name that folds like another tag's (decisions.md, "Name keys") is a 409. */
 export function createTag(db: Db, rawName: string): TagDto {
   const name = cleanTagName(rawName);
   return writeTransaction(db, (tx) => {
@@ -67,7 +67,7 @@ export function deleteTag(db: Db, id: string): void {
 }
 
 export function autocompleteTags(db: Db, text: string, limit: number): TagDto[] {
-  const prefix = tagNameKey(text);
+  const prefix = nameKey(text);
   return repo.autocompleteTags(db, prefix, limit).map(presentTag);
 }
 

@@ -69,3 +69,19 @@ t.test('search filters are bounded too', async (t) => {
   t.equal(res.statusCode, 400);
   t.match(res.json().details, { tags: /at most 100/ });
 });
+
+t.test('search filters are bounded after splitting on commas', async (t) => {
+  const ctx = await buildTestApp(t);
+  const many = Array.from({ length: 101 }, (_, index) => `t${index}`).join(',');
+  for (const field of ['tags', 'authors']) {
+    const res = await ctx.get(`/api/stories/search?query=*&${field}=${many}`);
+    t.equal(res.statusCode, 400, `${field}: 101 names in one value`);
+    t.match(res.json().details, { [field]: /at most 100/ }, 'the 400 names the field and the bound');
+  }
+  const both = await ctx.get(`/api/stories/search?query=*&tags=${many}&authors=a,${many}`);
+  t.same(Object.keys(both.json().details).sort(), ['authors', 'tags'], 'one 400 names both fields');
+  const split = Array.from({ length: 3 }, (_, index) => `tags=${Array.from({ length: 40 }, (_, j) => `t${index}-${j}`).join(',')}`).join('&');
+  t.equal((await ctx.get(`/api/stories/search?query=*&${split}`)).statusCode, 400, '120 names over 3 values');
+  const hundred = Array.from({ length: 100 }, (_, index) => `t${index}`).join(',');
+  t.equal((await ctx.get(`/api/stories/search?query=*&tags=${hundred}`)).statusCode, 200, '100 names are fine');
+});

@@ -1,0 +1,1 @@
+ALTER TABLE `tags` ADD `name_key` text DEFAULT '' NOT NULL;
