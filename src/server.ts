@@ -3,8 +3,9 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 
 /**
  * The process entry point: reads the environment, builds the app, listens, and shuts down
- * gracefully on SIGTERM/SIGINT (decisions.md): stop accepting, let in-flight requests finish,
- * close plugins (the database checkpoints its WAL last), exit 0.
+ * gracefully on SIGTERM/SIGINT (docs/decisions.md, "Running the service › Stopping"): stop
+ * accepting, let in-flight requests finish, close plugins (the database checkpoints its WAL
+ * last), exit 0.
  */
 async function main(): Promise<void> {
   let config: Config;

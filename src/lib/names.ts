@@ -1,10 +1,10 @@
 /**
- * Names of authors and series are trimmed, and unique case-insensitively (decisions.md, "Name
- * keys"). The key is a full case fold, not a lowercasing: NFC, then upper- and lowercased (so
- * "ß" and "ẞ" become "ss", ligatures such as "ﬁ" their letters), final sigma "ς" read as "σ"
- * (so "ΣΟΦΟΣ" and "σοφοσ" are one name), NFC again. "İ" (dotted capital I) keeps its dot as
- * "i̇" (i + U+0307) and so differs from "I"/"i"; dotless "ı" becomes "i", as its capital is "I".
- * SQLite's own NOCASE folds only ASCII; migrations call this same function as SQL
+ * Names of authors and series are trimmed, and unique case-insensitively (docs/decisions.md,
+ * "Name keys (case folding)"). The key is a full case fold, not a lowercasing: NFC, then upper- and
+ * lowercased (so "ß" and "ẞ" become "ss", ligatures such as "ﬁ" their letters), final sigma "ς"
+ * read as "σ" (so "ΣΟΦΟΣ" and "σοφοσ" are one name), NFC again. "İ" (dotted capital I) keeps its
+ * dot as "i̇" (i + U+0307) and so differs from "I"/"i"; dotless "ı" becomes "i", as its capital is
+ * "I". SQLite's own NOCASE folds only ASCII; migrations call this same function as SQL
  * `storyshelf_name_key` (src/db/open.ts).
  */
 export function nameKey(name: string): string {
@@ -12,8 +12,9 @@ export function nameKey(name: string): string {
 }
 
 /**
- * Tag names as stored and looked up (spec: "stored lowercased"): trimmed, NFC, lowercased. Tags
- * have no separate key column, so they do not get the full fold of {@link nameKey}.
+ * Tag names as stored and looked up (docs/decisions.md, "Shapes and values"): trimmed, NFC,
+ * lowercased. Tags have no separate key column, so they do not get the full fold of
+ * {@link nameKey}.
  */
 export function tagNameKey(name: string): string {
   return name.trim().normalize('NFC').toLowerCase();

@@ -68,7 +68,7 @@ export function listTags(
   return { rows, total };
 }
 
-/** Names starting with `prefix`, most used first, then by name (decisions.md). */
+/** Names starting with `prefix`, most used first, then by name (docs/decisions.md, "Lists and pagination"). */
 export function autocompleteTags(db: DbOrTx, prefix: string, limit: number): TagRow[] {
   return db
     .select()
