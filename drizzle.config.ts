@@ -1,6 +1,6 @@
 import { defineConfig } from 'drizzle-kit';
 
-/** drizzle-kit generates migrations from the one schema file; never `push` (STYLE.md, habit 7). */
+/** drizzle-kit generates migrations from the one schema file; never `push` (docs/architecture.md, "Ten habits", 7). */
 export default defineConfig({
   dialect: 'sqlite',
   schema: './src/db/schema.ts',

@@ -1,5 +1,5 @@
 /**
- * Search benchmark (issue 4, item 7; targets of issue 8). Seeds a synthetic library straight
+ * Search benchmark (targets in docs/performance.md, "Search"). Seeds a synthetic library straight
  * into a temp SQLite database through the real migrations and the real index sync, then times
  * story searches through the embedded engine and over HTTP (`app.inject`), next to the same FTS5
  * MATCH run directly against SQLite in the same process (the floor).
@@ -9,7 +9,7 @@
  *   BENCH_DATA_DIR=/tmp/bench npx tsx scripts/bench-search.ts   # keep (and reuse) the library
  *
  * The library is the one `npm run bench` seeds (scripts/lib/synthetic-library.ts: bodies of 300
- * to 8,000 words from a 50,000-word Zipf vocabulary, issue 8's proportions of authors, series,
+ * to 8,000 words from a 50,000-word Zipf vocabulary, the same proportions of authors, series,
  * tags and ratings), so one BENCH_DATA_DIR serves both benchmarks.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 8): every hot path at 100,000 stories, next to its ceiling.
+ * `npm run bench` (docs/performance.md): every hot path at 100,000 stories, next to its ceiling.
  *
  *   npm run bench                                   # 100,000 stories in a temp folder it deletes
  *   npm run bench:quick                             # 5,000 stories, a few seconds per scenario

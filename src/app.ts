@@ -29,7 +29,7 @@ const SECURITY_HEADERS = {
   hsts: false,
 };
 
-/** decisions.md: a JSON body over 16 MiB is 413. */
+/** docs/decisions.md, "Requests": a JSON body over 16 MiB is 413. */
 export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
 export type App = FastifyInstance;
@@ -49,8 +49,9 @@ export interface BuildOptions {
 }
 
 /**
- * Builds the whole service for a configuration without listening (STYLE.md, habit 1): plugins
- * in a fixed order (database, auth, then the API), one error handler, one validator setup.
+ * Builds the whole service for a configuration without listening (docs/architecture.md, "Ten
+ * habits", 1): plugins in a fixed order (database, auth, then the API), one error handler, one
+ * validator setup.
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -66,7 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       headersTimeout: config.headersTimeoutMs,
       connectionsCheckingInterval: 1_000,
     },
-    // Per-request info lines cost ~15% CPU on hot GETs (PERFORMANCE-NOTES.md): debug only.
+    // Per-request info lines cost ~15% CPU on hot GETs (docs/performance.md): debug only.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     // Requests that arrive while closing get our own 503 (src/lib/shutdown.ts).
     return503OnClosing: false,

@@ -24,7 +24,7 @@ export interface TypesenseConfig {
   readonly collectionPrefix: string;
 }
 
-/** Every setting of the service, validated once (decisions.md, "Running the service"). */
+/** Every setting of the service, validated once (docs/decisions.md, "Running the service"). */
 export interface Config {
   readonly port: number;
   readonly host: string;

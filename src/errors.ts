@@ -109,7 +109,7 @@ const FASTIFY_CODES: Record<string, { status: number; message: string; details?:
   FST_ERR_JWT_NO_AUTHORIZATION_IN_COOKIE: { status: 401, message: 'Authentication required' },
 };
 
-/** The message of a URL field holding anything but an http(s) URL (docs/decisions.md "Validation"). */
+/** The message of a URL field holding anything but an http(s) URL (docs/decisions.md, "Validation"). */
 export const HTTP_URL_RULE = 'must be an http or https URL';
 
 interface ValidationIssue {
@@ -121,7 +121,7 @@ interface ValidationIssue {
 
 /**
  * Turns Ajv's errors into `details`: one human-readable message per offending top-level field
- * (body property, query or path parameter), as decisions.md asks.
+ * (body property, query or path parameter), as docs/decisions.md, "Shapes and values" asks.
  */
 export function validationDetails(issues: readonly ValidationIssue[]): ErrorDetails {
   const details: ErrorDetails = {};

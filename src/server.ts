@@ -5,7 +5,7 @@ import { earlyLogLine, loggerOptions, openUrl } from './logger.js';
 
 /**
  * The process entry point: reads the environment, builds the app, listens, and shuts down
- * gracefully on SIGTERM/SIGINT (decisions.md): stop accepting, let in-flight requests finish,
+ * gracefully on SIGTERM/SIGINT (docs/decisions.md, "Running the service › Stopping"): stop accepting, let in-flight requests finish,
  * close plugins (the database checkpoints its WAL last), exit 0. Logs are pretty lines at a
  * terminal and JSON lines elsewhere (`LOG_FORMAT`); the first line is the address to open.
  */

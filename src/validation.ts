@@ -8,14 +8,14 @@ declare module 'fastify' {
     /**
      * The service's own rules for this route's body (blank names, both forms of a link, unknown
      * ids), run on the fields that passed the schema when another field failed it, so that one
-     * 400 names every offending field (docs/decisions.md "Validation"). It is given the body
+     * 400 names every offending field (docs/decisions.md, "Validation"). It is given the body
      * without those fields, so it must take every field as optional (a partial of the body type).
      */
     bodyRules?: (body: never) => ErrorDetails;
   }
 }
 
-/** The `format` of URL fields: http and https only (docs/decisions.md "Validation"). */
+/** The `format` of URL fields: http and https only (docs/decisions.md, "Validation"). */
 export const HTTP_URL_FORMAT = 'http-url';
 
 /**

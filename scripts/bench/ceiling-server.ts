@@ -1,9 +1,9 @@
 /**
- * The ceiling of `npm run bench` (issue 8): a bare Fastify server that answers each benchmarked
- * request with the exact status, headers and body bytes the real server sent for it, captured
- * just before. No database, no auth, no validation, no serialization: what is left is Fastify,
- * Node's HTTP stack and the bytes on the wire, so "real / ceiling" is the share of the machine
- * the application itself leaves.
+ * The ceiling of `npm run bench` (docs/performance.md): a bare Fastify server that answers each
+ * benchmarked request with the exact status, headers and body bytes the real server sent for it,
+ * captured just before. No database, no auth, no validation, no serialization: what is left is
+ * Fastify, Node's HTTP stack and the bytes on the wire, so "real / ceiling" is the share of the
+ * machine the application itself leaves.
  *
  *   node dist/scripts/bench/ceiling-server.js <captures.json> <port>
  *

@@ -1,6 +1,6 @@
 /**
  * The synthetic library both benchmarks seed (`scripts/bench.ts`, `scripts/bench-search.ts`),
- * shaped as issue 8 asks: bodies of 300 to 8,000 words (log-normal, median ~1,500) drawn from a
+ * shaped like a real one: bodies of 300 to 8,000 words (log-normal, median ~1,500) drawn from a
  * 50,000-word vocabulary with Zipf-distributed frequencies; ~1 author per 8 stories, ~1 series
  * per 40, 300 tags with Zipf usage (2 to 6 per story), ratings on 60%, a cover on 1%.
  *
@@ -31,7 +31,7 @@ export const VOCABULARY_SIZE = 50_000;
 const ZIPF_S = 1.07;
 export const TAG_COUNT = 300;
 
-/** How many of each thing a library of `stories` stories holds (issue 8's proportions). */
+/** How many of each thing a library of `stories` stories holds (the proportions above). */
 export interface LibraryShape {
   stories: number;
   authors: number;

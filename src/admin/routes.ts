@@ -6,7 +6,7 @@ import { BackupResponse } from '../schemas/admin.js';
 /** Pages per backup step inside the server: ~4 MiB, so requests keep being served meanwhile. */
 const PAGES_PER_STEP = 1024;
 
-/** decisions.md (beyond): an online, self-consistent snapshot of the data folder. */
+/** docs/decisions.md, "Running the service › Backups": an online, self-consistent snapshot of the data folder. */
 export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/backup',

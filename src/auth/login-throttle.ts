@@ -1,4 +1,4 @@
-/** decisions.md (beyond): 10 failed logins from one address within 15 minutes lock it out. */
+/** docs/decisions.md, "Authentication › Logging in and out": 10 failed logins from one address within 15 minutes lock it out. */
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60 * 1000;
 /** Bounds memory under a flood of addresses; the oldest entries are forgotten first. */

@@ -12,7 +12,8 @@ export interface PasswordInForce {
   /**
    * A short keyed digest of the stored password (its salt and hash), or of nothing when no
    * password is stored: a token is valid only while its `pwv` claim equals it, so a change kills
-   * exactly the tokens issued before it, however close in time (decisions.md).
+   * exactly the tokens issued before it, however close in time (docs/decisions.md,
+   * "Authentication hardening").
    */
   stamp: string;
 }
@@ -26,7 +27,8 @@ function stampOf(stored: StoredPassword | undefined, secret: string): string {
 /**
  * The password in force. `npm run set-password` rewrites `secrets/password.json` while the
  * service runs; this notices (by the file's identity: a rename gives it a new inode) so the new
- * password works at once and tokens issued before the change die (decisions.md, beyond).
+ * password works at once and tokens issued before the change die (docs/decisions.md,
+ * "Authentication › The password").
  * Token checks look at the file at most once a second (`current`); a login looks every time
  * (`fresh`), its scrypt costing thousands of times more than a `stat`.
  * With `APP_PASSWORD` the hash stays the environment's; the stamp still follows the file.

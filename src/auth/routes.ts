@@ -5,13 +5,14 @@ import { LoginBody, LoginResponse } from '../schemas/auth.js';
 import { TOKEN_LIFETIME_SECONDS } from './tokens.js';
 
 /**
- * The body limit of the routes anyone may call (decisions.md): the longest password the schema
- * allows, 1,024 characters, is at most ~6 KiB of JSON even with every character `\u`-escaped.
+ * The body limit of the routes anyone may call (docs/decisions.md, "Authentication hardening"):
+ * the longest password the schema allows, 1,024 characters, is at most ~6 KiB of JSON even with
+ * every character `\u`-escaped.
  * The app's 16 MiB limit let 30 concurrent anonymous logins hold ~550 MB.
  */
 const UNAUTHENTICATED_BODY_LIMIT = 8 * 1024;
 
-/** Spec 4.1: login (the one public route), logout and verify. */
+/** docs/api.md, "Logging in": login (the one public route), logout and verify. */
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/login',
@@ -33,7 +34,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  // Needs no valid token (decisions.md): always clears the cookie, and revokes a valid token.
+  // Needs no valid token (docs/decisions.md, "Authentication"): always clears the cookie, and revokes a valid token.
   app.post(
     '/auth/logout',
     {

@@ -64,8 +64,9 @@ export interface PasswordSource {
 }
 
 /**
- * The password to check logins against (decisions.md): `APP_PASSWORD` when set (hashed in
- * memory, never stored), else the stored hash, else a generated one whose hash is stored.
+ * The password to check logins against (docs/decisions.md, "Authentication › The password"):
+ * `APP_PASSWORD` when set (hashed in memory, never stored), else the stored hash, else a
+ * generated one whose hash is stored.
  */
 export async function resolvePassword(dataDir: string, fromEnv: string | undefined): Promise<PasswordSource> {
   if (fromEnv !== undefined) {

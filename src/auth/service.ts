@@ -20,7 +20,7 @@ interface AuthDeps {
   throttle: LoginThrottle;
 }
 
-/** Login, token checks and logout (spec section 5 and decisions.md, "Authentication"). */
+/** Login, token checks and logout (docs/api.md, "Logging in"; docs/decisions.md, "Authentication"). */
 export class AuthService {
   constructor(private readonly deps: AuthDeps) {}
 

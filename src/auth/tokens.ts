@@ -2,12 +2,13 @@ import { lt } from 'drizzle-orm';
 import type { Db } from '../db/open.js';
 import { revokedTokens } from '../db/schema.js';
 
-/** decisions.md: tokens and cookies live 24 hours. */
+/** docs/decisions.md, "Authentication › Tokens and the cookie": tokens and cookies live 24 hours. */
 export const TOKEN_LIFETIME_SECONDS = 86_400;
 
 /**
- * The deny list of logged-out tokens (decisions.md, beyond). Kept in SQLite so a logout
- * survives a restart, and mirrored in memory so checking a token costs no query.
+ * The deny list of logged-out tokens (docs/decisions.md, "Authentication › Logging in and out").
+ * Kept in SQLite so a logout survives a restart, and mirrored in memory so checking a token costs
+ * no query.
  */
 export class RevokedTokens {
   private readonly revoked = new Map<string, number>();

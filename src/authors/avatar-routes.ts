@@ -5,7 +5,7 @@ import * as avatars from './avatars.js';
 
 const AUTHORS = ['authors'];
 
-/** Spec 4.3 avatars and decisions.md "Images". */
+/** Avatars (docs/api.md, "Authors — /api/authors"; docs/decisions.md, "Images"). */
 export const authorAvatarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/authors/:id/avatar',

@@ -1,5 +1,5 @@
 /**
- * Author avatars (spec 4.3 `POST/DELETE /api/authors/{id}/avatar`, decisions.md "Images"): the
+ * Author avatars (`POST/DELETE /api/authors/{id}/avatar`, docs/decisions.md, "Images"): the
  * upload is checked and stored by the image store, the row changes in one write, and the old
  * file is released after the commit (src/files/image-changes.ts).
  */

@@ -1,10 +1,11 @@
 /**
- * The multipart form of `PUT /api/authors/{id}` (spec 4.3): parts `name`, `notes`, `urls`
- * (repeated, one per URL, in order), `authorRating` and `avatar` (the image). It is turned into
- * the same patch the JSON form gives and goes through the same `updateAuthor`, so both forms
- * share every rule and error shape; only the rating is named `authorRating` in `details`.
+ * The multipart form of `PUT /api/authors/{id}` (docs/api.md, "Authors — /api/authors"): parts
+ * `name`, `notes`, `urls` (repeated, one per URL, in order), `authorRating` and `avatar` (the
+ * image). It is turned into the same patch the JSON form gives and goes through the same
+ * `updateAuthor`, so both forms share every rule and error shape; only the rating is named
+ * `authorRating` in `details`.
  *
- * A form cannot send `null`, so (docs/decisions.md "Images"): an empty `notes` or `authorRating`
+ * A form cannot send `null`, so (docs/decisions.md, "Images"): an empty `notes` or `authorRating`
  * clears it, and a single empty `urls` part removes every URL. An absent part leaves its field
  * as it is; unknown parts are ignored, as unknown JSON fields are.
  */
@@ -18,9 +19,9 @@ import { ILL_FORMED_TEXT, isWellFormedText } from '../validation.js';
 import * as repo from './repository.js';
 import { authorNotFound, RATING_RULE, updateAuthor, type AuthorPatch } from './service.js';
 
-/** The part that carries the image in this form (decisions.md "Images"). */
+/** The part that carries the image in this form (docs/decisions.md, "Images"). */
 export const AVATAR_PART = 'avatar';
-/** The form's name for the rating, used in `details` (decisions.md "Shapes and values"). */
+/** The form's name for the rating, used in `details` (docs/decisions.md, "Shapes and values"). */
 export const FORM_RATING_FIELD = 'authorRating';
 
 /**
@@ -40,7 +41,7 @@ export async function updateAuthorFromForm(db: Db, store: ImageStore, request: F
 
 /**
  * The patch a form's text fields describe. A single-valued field sent more than once, a rating
- * that is not integer text, or text holding a lone UTF-16 surrogate (as JSON text, decisions.md
+ * that is not integer text, or text holding a lone UTF-16 surrogate (as JSON text, docs/decisions.md,
  * "Validation") is noted in `details` and left out of the patch; range, length and blank checks
  * are `updateAuthor`'s, as for JSON.
  */

@@ -2,8 +2,9 @@ import type { AuthorRow } from '../db/schema.js';
 import type { AuthorDto } from '../schemas/author.js';
 
 /**
- * An author row and its URLs as the API shows them (spec 2.3). `averageStoryRating` comes from
- * the trigger-maintained sum and count, never from counting stories.
+ * An author row and its URLs as the API shows them (docs/api.md, "Fields › Author").
+ * `averageStoryRating` comes from the trigger-maintained sum and count, never from counting
+ * stories.
  */
 export function presentAuthor(row: AuthorRow, urls: readonly string[]): AuthorDto {
   return {

@@ -25,9 +25,9 @@ const SORT_KEYS: Record<AuthorSortKey, AnyColumn | SQL> = {
 
 /**
  * ORDER BY for an author list: the key, NULLS LAST in both directions, then `id` in the same
- * direction so pages never repeat or skip rows (decisions.md). SQLite walks the `(key, id)`
- * indexes for these, NULLS LAST included, without a sort step. `name_key` is unique and not
- * null, so it needs no tie-breaker, and leaving `id` out keeps that scan index-only.
+ * direction so pages never repeat or skip rows (docs/decisions.md, "Lists and pagination"). SQLite
+ * walks the `(key, id)` indexes for these, NULLS LAST included, without a sort step. `name_key` is
+ * unique and not null, so it needs no tie-breaker, and leaving `id` out keeps that scan index-only.
  */
 function authorOrder(sortBy: AuthorSortKey, direction: SortDirection): SQL[] {
   const dir = direction === 'asc' ? sql`asc` : sql`desc`;
@@ -55,7 +55,7 @@ export function insertAuthor(db: DbOrTx, values: { name: string; notes?: string 
     .get();
 }
 
-/** The author with this name (case-insensitively), created when there is none (spec 4.2 rule 2). */
+/** The author with this name (case-insensitively), created when there is none (docs/decisions.md, "Shapes and values"). */
 export function findOrCreateAuthor(db: DbOrTx, name: string): AuthorRow {
   return findAuthorByName(db, name) ?? insertAuthor(db, { name });
 }
@@ -143,7 +143,8 @@ export interface AuthorListFilter {
 }
 
 /**
- * One page of authors and the total. A deferred join (PERFORMANCE-NOTES.md): the page's `seq`s
+ * One page of authors and the total. A deferred join (docs/performance.md, "Measured facts the
+ * code relies on"): the page's `seq`s
  * are read from the sort index first (every index carries the rowid, so that read is covered),
  * then only those rows are fetched.
  */
@@ -182,7 +183,7 @@ function findAuthorsBySeqs(db: DbOrTx, seqs: readonly number[]): AuthorRow[] {
 
 /**
  * Rated authors only: `authorRating` desc, then `averageStoryRating` desc (nulls last), then
- * name (decisions.md); id last only to make the order total.
+ * name (docs/decisions.md, "Lists and pagination"); id last only to make the order total.
  */
 export function topRatedAuthors(db: DbOrTx, limit: number): AuthorRow[] {
   return db

@@ -20,8 +20,8 @@ import * as authors from './service.js';
 const AUTHORS = ['authors'];
 
 /**
- * Spec 4.3, except `search-typesense`; the avatar endpoints in `avatar-routes.ts`. Literal
- * segments (search, top-rated) win over `{id}`.
+ * docs/api.md, "Authors — /api/authors", except `search-typesense`; the avatar endpoints in
+ * `avatar-routes.ts`. Literal segments (search, top-rated) win over `{id}`.
  */
 export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(authorAvatarRoutes);
@@ -83,8 +83,9 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/authors/:id',
     {
-      // Spec 4.3: one route, two forms. JSON is validated by its schema below; the multipart
-      // form (not parsed into request.body) is read and checked by the service, same rules.
+      // docs/api.md, "Authors — /api/authors": one route, two forms. JSON is validated by its
+      // schema below; the multipart form (not parsed into request.body) is read and checked by
+      // the service, same rules.
       config: { acceptsMultipart: true, bodyRules: authors.authorBodyIssues },
       schema: {
         tags: AUTHORS,

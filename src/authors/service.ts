@@ -24,7 +24,8 @@ import * as repo from './repository.js';
 
 /*
  * The rules below are checked here as well as in the JSON schemas, because the multipart form
- * of PUT (spec 4.3) reaches `updateAuthor` without a JSON schema in front of it.
+ * of PUT (docs/api.md, "Authors — /api/authors") reaches `updateAuthor` without a JSON schema in
+ * front of it.
  */
 
 export function authorNotFound(id: string): NotFound {
@@ -35,7 +36,7 @@ function nameConflict(name: string): Conflict {
   return new Conflict(`An author named "${name}" already exists`, { name: 'is already used by another author' });
 }
 
-/** Length in code points, as JSON Schema's `maxLength` counts (decisions.md). */
+/** Length in code points, as JSON Schema's `maxLength` counts (docs/decisions.md, "Shapes and values"). */
 function codePoints(text: string): number {
   let length = 0;
   for (const _ of text) length += 1;
@@ -151,7 +152,7 @@ export interface AuthorPatch {
   notes?: string | null;
   urls?: readonly string[] | null;
   rating?: number | null;
-  /** `avatars/<file>` of an earlier upload to attach (JSON form, decisions.md beyond); `null` removes the avatar. */
+  /** `avatars/<file>` of an earlier upload to attach (JSON form, docs/decisions.md, "Images"); `null` removes the avatar. */
   avatarImagePath?: string | null;
 }
 
@@ -230,7 +231,7 @@ export async function updateAuthor(db: Db, store: ImageStore, id: string, patch:
 
 /**
  * DELETE /api/authors/{id}: the URLs go with the author; its stories are kept and unlinked
- * (decisions.md, "Deleting"). After the commit its avatar file goes to the trash unless another
+ * (docs/decisions.md, "Deleting"). After the commit its avatar file goes to the trash unless another
  * author or story still names it. Returns the deleted row.
  */
 export async function deleteAuthor(db: Db, store: ImageStore, id: string): Promise<AuthorRow> {

@@ -33,10 +33,10 @@ export interface BackupOptions {
 
 /**
  * Writes a consistent snapshot of a running library into `DATA_DIR/backups/<UTC timestamp>/`,
- * laid out like a data folder (decisions.md, beyond): `library.db` through SQLite's online
- * backup API, then exactly the images that copy of the database references, then `secrets/`.
- * The folder is assembled under a temporary name and renamed when complete, so a crash never
- * leaves a half-written snapshot that looks finished.
+ * laid out like a data folder (docs/decisions.md, "Running the service › Backups"): `library.db`
+ * through SQLite's online backup API, then exactly the images that copy of the database references,
+ * then `secrets/`. The folder is assembled under a temporary name and renamed when complete, so a
+ * crash never leaves a half-written snapshot that looks finished.
  */
 export async function createBackup(source: Database.Database, dataDir: string, options: BackupOptions): Promise<BackupResult> {
   const backupsDir = path.join(dataDir, BACKUPS_DIR_NAME);

@@ -16,7 +16,7 @@ const HTML_SANITIZATION = {
   description: SANITIZATION_DESCRIPTION,
 };
 
-/** Spec 4.8: the sanitizer's settings, from the same definition the sanitizer is built from. */
+/** docs/api.md, "Configuration, administration, health": the sanitizer's settings, from the same definition the sanitizer is built from. */
 export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/config/html-sanitization',

@@ -35,10 +35,10 @@ function holdsLibraryData(db: Db): boolean {
 }
 
 /**
- * Applies pending migrations safely (issue: safe upgrades). A library with data is backed up
- * first into DATA_DIR/backups/, and the log says where. Drizzle's migrator runs every pending
- * migration in one transaction, so a failure rolls back to the database exactly as it was; it
- * is reported as a MigrationError naming the migration and the backup.
+ * Applies pending migrations safely (docs/decisions.md, "Running the service › Starting"). A
+ * library with data is backed up first into DATA_DIR/backups/, and the log says where. Drizzle's
+ * migrator runs every pending migration in one transaction, so a failure rolls back to the database
+ * exactly as it was; it is reported as a MigrationError naming the migration and the backup.
  */
 export async function migrateSafely(db: Db, dataDir: string, log: FastifyBaseLogger, migrationsFolder = findMigrationsFolder()): Promise<void> {
   const pending = pendingMigrations(db, migrationsFolder);

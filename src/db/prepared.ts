@@ -16,8 +16,8 @@ const cache = new WeakMap<object, LruCache<string, unknown>>();
  * A statement (a Drizzle `.prepare()`d query or a raw better-sqlite3 one) built once per
  * connection and reused while it is among the {@link PREPARED_MAX} most recently used: building
  * a Drizzle query and preparing it costs 35-65 us per call against 6-13 us prepared
- * (PERFORMANCE-NOTES.md). Keyed by the
- * connection, so a statement first built inside a transaction serves later ones too (better-sqlite3
+ * (docs/performance.md, "Measured facts the code relies on"). Keyed by the connection, so a
+ * statement first built inside a transaction serves later ones too (better-sqlite3
  * has one connection: a transaction is the same session). `key` names the statement's shape and
  * must be unique across the app ("domain:what"); `build` must depend on nothing else.
  */

@@ -1,6 +1,7 @@
 /**
- * Every table of the library, in one place (STYLE.md). Migrations in `drizzle/` are generated
- * from this file by drizzle-kit; the derived-count triggers live in a custom migration.
+ * Every table of the library, in one place (docs/architecture.md, "Layout"). Migrations in
+ * `drizzle/` are generated from this file by drizzle-kit; the derived-count triggers live in a
+ * custom migration.
  *
  * Conventions:
  * - `id` is the public UUID; stories and authors also carry `seq`, an INTEGER PRIMARY KEY
@@ -78,7 +79,7 @@ export const tags = sqliteTable(
   'tags',
   {
     id: text('id').primaryKey(),
-    /** Stored lowercased (spec 2.4): the display name. */
+    /** Stored lowercased (docs/decisions.md, "Shapes and values"): the display name. */
     name: text('name').notNull(),
     /**
      * The full case fold of the name (src/lib/names.ts, `nameKey`): what makes a tag unique and
@@ -149,7 +150,7 @@ export const storyTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.storyId, t.tagId] }), index('story_tags_tag_idx').on(t.tagId, t.storyId)],
 );
 
-/** Logged-out tokens, kept until they would have expired anyway (decisions.md, beyond). */
+/** Logged-out tokens, kept until they would have expired anyway (docs/decisions.md, "Authentication"). */
 export const revokedTokens = sqliteTable(
   'revoked_tokens',
   {
@@ -161,8 +162,8 @@ export const revokedTokens = sqliteTable(
 );
 
 /**
- * The Typesense outbox (decisions.md, "Search"; docs/typesense.md): one row per story or author
- * whose search document changed and is not yet confirmed by Typesense. Written only when
+ * The Typesense outbox (docs/decisions.md, "Search"; docs/typesense.md): one row per story or
+ * author whose search document changed and is not yet confirmed by Typesense. Written only when
  * Typesense is configured, in the same transaction as the change (src/search/outbox.ts); a row
  * names the entity, never a snapshot of it, because the worker reads the current row when it
  * delivers. `version` grows each time the entity changes again, so a delivery only removes the

@@ -11,7 +11,7 @@ export type DbOrTx = Db | Tx;
  * Runs one write as a single SQLite transaction and, before it commits, brings the search
  * documents of everything it touched up to date (triggers record what changed). So the index
  * can never disagree with the tables, whatever the write was. Synchronous, as better-sqlite3
- * transactions must be: nothing inside may await (STYLE.md, habit 8).
+ * transactions must be: nothing inside may await (docs/architecture.md, "Ten habits", 8).
  *
  * `BEGIN IMMEDIATE`: the write lock is taken before the first read. A deferred transaction
  * reads first (does the story exist? is the name taken?) and must then upgrade its read to a

@@ -1,11 +1,12 @@
 /**
- * The one order in which a row's image changes (issue 3, STYLE.md habit 8): the new file is
- * already on disk (an upload wrote it, or an earlier upload is attached by path), the row changes
- * in one write transaction, and only after the commit are the files the row no longer names
- * removed, and only when no other story or author still names them. A crash at any point leaves
- * at worst an unreferenced file, never a row naming a missing one. Story covers, author avatars,
- * the multipart author update, `coverPath` / `avatarImagePath` in bodies and the deletes of
- * stories and authors all go through here.
+ * The one order in which a row's image changes (docs/decisions.md, "Images › Changing and
+ * removing"; docs/architecture.md, "Ten habits", 8): the new file is already on disk (an upload
+ * wrote it, or an earlier upload is attached by path), the row changes in one write transaction,
+ * and only after the commit are the files the row no longer names removed, and only when no other
+ * story or author still names them. A crash at any point leaves at worst an unreferenced file,
+ * never a row naming a missing one. Story covers, author avatars, the multipart author update,
+ * `coverPath` / `avatarImagePath` in bodies and the deletes of stories and authors all go through
+ * here.
  *
  * Two checks here depend on the disk or the database staying as they were until an action that
  * follows (exists -> commit a reference; unreferenced -> remove). Both run under the store's
@@ -27,7 +28,7 @@ export interface ImageWrite<T> {
   released: ReadonlyArray<string | null | undefined>;
 }
 
-/** A stored image a body names (decisions.md, beyond: `coverPath`, `avatarImagePath`). */
+/** A stored image a body names (docs/decisions.md, "Images": `coverPath`, `avatarImagePath`). */
 export interface AttachedImage {
   kind: ImageKind;
   /** The path as the client sent it; the store checks it again. */

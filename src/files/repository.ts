@@ -17,7 +17,7 @@ export function clearImageReferences(tx: DbOrTx, relPath: string): number {
 
 /**
  * How many stories and authors point at `relPath`: a replaced or deleted story's cover is only
- * removed from disk when this is 0 (decisions.md "Deleting").
+ * removed from disk when this is 0 (docs/decisions.md, "Deleting").
  */
 export function countImageReferences(db: DbOrTx, relPath: string): number {
   const covers = db.select({ n: count() }).from(stories).where(eq(stories.coverPath, relPath)).get()?.n ?? 0;

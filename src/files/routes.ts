@@ -7,7 +7,7 @@ import * as files from './service.js';
 
 const FILES = ['files'];
 
-/** Spec 4.6 and decisions.md "Images". The store behind these routes owns every path. */
+/** docs/api.md, "Images — /api/files"; docs/decisions.md, "Images". The store behind these routes owns every path. */
 export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Before the first request: images an interrupted change left that nothing names go to the trash.
   app.addHook('onReady', async () => sweepUnreferencedImages(app.db, app.images, app.log));

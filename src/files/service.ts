@@ -1,6 +1,6 @@
 /**
- * The file endpoints of spec 4.6 on top of the image store: upload, serve (with validators for
- * conditional GETs) and delete (database first, then the disk).
+ * The file endpoints (docs/api.md, "Images — /api/files") on top of the image store: upload, serve
+ * (with validators for conditional GETs) and delete (database first, then the disk).
  */
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
@@ -13,7 +13,7 @@ import { receiveUpload } from '../images/upload.js';
 import type { UploadResponse } from '../schemas/files.js';
 import { clearImageReferences } from './repository.js';
 
-/** Spec 8: images are cached for a year. Names are never reused, so this is safe. */
+/** docs/api.md, "Limits": images are cached for a year. Names are never reused, so this is safe. */
 export const IMAGE_CACHE_CONTROL = 'max-age=31536000';
 
 /**
@@ -26,8 +26,8 @@ const UPLOADED: Record<ImageKind, string> = { covers: 'Cover uploaded successful
 
 /**
  * `POST /api/files/upload/cover|avatar`: stores the `file` part under `kind` and answers
- * `{message, path, url}`. Attaching it to a story or author is a separate call (decisions.md,
- * beyond: `coverPath` / `avatarImagePath`); until then it is marked as waiting, so the startup
+ * `{message, path, url}`. Attaching it to a story or author is a separate call (docs/decisions.md,
+ * "Images": `coverPath` / `avatarImagePath`); until then it is marked as waiting, so the startup
  * sweep of unreferenced images keeps it.
  */
 export async function uploadImage(request: FastifyRequest, store: ImageStore, kind: ImageKind): Promise<UploadResponse> {

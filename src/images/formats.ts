@@ -1,5 +1,5 @@
 /**
- * The three image formats the service takes (spec 4.2/4.3/4.6, decisions.md "Images"), told
+ * The three image formats the service takes (docs/decisions.md, "Images"), told
  * apart by their magic bytes only: never by file name, extension or declared content type.
  */
 

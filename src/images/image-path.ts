@@ -1,8 +1,8 @@
 /**
- * The path guard for user-supplied image paths (decisions.md "Images"). A relative image path is
- * `covers/<name>.<ext>` or `avatars/<name>.<ext>` and nothing else; this module decides that on
- * the text alone. Whether the named file really sits inside the images folder (symlinks) is the
- * store's second check, on the disk.
+ * The path guard for user-supplied image paths (docs/decisions.md, "Images"). A relative image
+ * path is `covers/<name>.<ext>` or `avatars/<name>.<ext>` and nothing else; this module decides
+ * that on the text alone. Whether the named file really sits inside the images folder (symlinks) is
+ * the store's second check, on the disk.
  */
 import { invalidField } from '../errors.js';
 
@@ -46,7 +46,7 @@ export function parseImagePath(raw: unknown, field = 'path'): ImagePath {
 
 /**
  * {@link parseImagePath} for a body field that must name an image of one kind (`coverPath`
- * under `covers/`, `avatarImagePath` under `avatars/`; decisions.md, beyond); 400 on `field`
+ * under `covers/`, `avatarImagePath` under `avatars/`; docs/decisions.md, "Images"); 400 on `field`
  * otherwise. Says nothing about the file existing: that is the store's `assertStoredImage`.
  */
 export function parseImagePathOf(kind: ImageKind, raw: unknown, field: string): ImagePath {
@@ -55,7 +55,7 @@ export function parseImagePathOf(kind: ImageKind, raw: unknown, field: string): 
   return image;
 }
 
-/** The URL an image is served at (spec 4.2, 4.3, 4.6): `/api/files/images/<kind>/<name>`. */
+/** The URL an image is served at (docs/api.md, "Images — /api/files"): `/api/files/images/<kind>/<name>`. */
 export function imageUrl(relPath: string): string {
   return `/api/files/images/${relPath}`;
 }

@@ -3,7 +3,7 @@
  * another in the order they asked; tasks for different keys do not wait for each other.
  *
  * The image code uses it so that "is this file still referenced? then remove it" and "does this
- * file exist? then reference it" never interleave for the same file (decisions.md "Images":
+ * file exist? then reference it" never interleave for the same file (docs/decisions.md, "Images":
  * the row and the file never disagree). The service is one process, so memory is enough.
  */
 export class KeyedLock {

@@ -1,12 +1,13 @@
 /**
- * The image store: the only code that joins paths under `DATA_DIR/images` (STYLE.md, habit 9).
+ * The image store: the only code that joins paths under `DATA_DIR/images` (docs/architecture.md,
+ * "Ten habits", 9).
  *
  * Layout: `images/covers/<uuid>.<ext>`, `images/avatars/<uuid>.<ext>`, `images/.incoming/`
  * for uploads in progress and `images/.trash/<covers|avatars>/` for removed images. An upload
  * streams into `.incoming/` (same file system, so the final rename is atomic) while its bytes are
  * counted and structure-checked; only a complete, valid image of at most 5 MiB is fsynced and
  * renamed into place. Any failure removes the temp file, so a failed or aborted upload leaves
- * the folders as they were (decisions.md "Images").
+ * the folders as they were (docs/decisions.md, "Images").
  *
  * Removing an image that a committed row may have named moves it into `.trash/` (a rename on
  * the same file system) rather than unlinking it: an online backup copies the images its
@@ -37,7 +38,7 @@ import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type Ima
 import { KeyedLock } from './path-lock.js';
 import { ImageStructureCheck, InvalidImage } from './structure.js';
 
-/** decisions.md: 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
+/** docs/decisions.md, "Images": 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** The folder for uploads in progress, inside the images folder. */
@@ -93,12 +94,12 @@ export interface OpenedImage {
   close(): Promise<void>;
 }
 
-/** decisions.md "Images": the 415 of every upload, naming the part. */
+/** docs/decisions.md, "Images": the 415 of every upload, naming the part. */
 export function notAnImage(field: string): UnsupportedType {
   return new UnsupportedType('The file is not a JPEG, PNG or WebP image', { [field]: 'must be a JPEG, PNG or WebP image' });
 }
 
-/** decisions.md "Images": the 413 of every upload, naming the part. */
+/** docs/decisions.md, "Images": the 413 of every upload, naming the part. */
 export function imageTooLarge(field: string): TooLarge {
   return new TooLarge('The image is larger than 5 MiB', { [field]: `must be at most 5 MiB (${MAX_IMAGE_BYTES} bytes)` });
 }
@@ -249,7 +250,7 @@ export class ImageStore {
   }
 
   /**
-   * For `coverPath` / `avatarImagePath` in request bodies (decisions.md, beyond): the path must
+   * For `coverPath` / `avatarImagePath` in request bodies (docs/decisions.md, "Images"): the path must
    * pass the guard, lie under `kind`'s folder and name an existing file; else 400 on `field`.
    * Returns the path as it is to be stored.
    */

@@ -19,10 +19,10 @@ export function asJsonBytes(bytes: Buffer): JsonBytes {
 }
 
 /**
- * The paged envelope of spec 2.6 (exactly {@link toPage}'s, keys in the same order) around JSON
- * content, as the text before and after it: `render` returns the content's bytes wrapped in
- * them, and how many items it holds. Should that differ from `expectedItems` (the ids asked
- * for), the envelope is rendered again around the content for the real count.
+ * The paged envelope (docs/api.md, "Lists and paging"; exactly {@link toPage}'s, keys in the
+ * same order) around JSON content, as the text before and after it: `render` returns the content's
+ * bytes wrapped in them, and how many items it holds. Should that differ from `expectedItems` (the
+ * ids asked for), the envelope is rendered again around the content for the real count.
  */
 export function jsonPage(
   expectedItems: number,

@@ -9,8 +9,8 @@ export interface PageRequest {
 }
 
 /**
- * `page * size`, the offset of a page (decisions.md). A page so far out that the offset is not
- * an exact integer any more (`page=1e308` reached SQLite as a REAL OFFSET: "datatype mismatch",
+ * `page * size`, the offset of a page (docs/decisions.md, "Lists and pagination"). A page so far
+ * out that the offset is not an exact integer any more (`page=1e308` reached SQLite as a REAL OFFSET: "datatype mismatch",
  * a 500) is out of range: 400 naming `page`, like any other bad page (never clamped).
  */
 function offsetOf({ page, size }: PageRequest): number {
@@ -19,7 +19,7 @@ function offsetOf({ page, size }: PageRequest): number {
   return offset;
 }
 
-/** The row window of a page: `offset = page * size` (decisions.md). */
+/** The row window of a page: `offset = page * size` (docs/decisions.md, "Lists and pagination"). */
 export function pageWindow(request: PageRequest): { limit: number; offset: number } {
   return { limit: request.size, offset: offsetOf(request) };
 }
@@ -31,7 +31,8 @@ export function sortDirection(raw: string | undefined, fallback: SortDirection):
 }
 
 /**
- * Wraps one page of items in the envelope of spec 2.6 with the arithmetic of decisions.md.
+ * Wraps one page of items in the envelope of docs/api.md, "Lists and paging", with the
+ * arithmetic of docs/decisions.md, "Lists and pagination".
  * Every list here is ordered, so `sorted` is always true.
  */
 export function toPage<T>(content: T[], totalElements: number, { page, size }: PageRequest): PageOf<T> {

@@ -6,7 +6,7 @@ import { ServiceUnavailable } from '../errors.js';
 type ServedSocket = Socket & { _httpMessage?: unknown };
 
 /**
- * Lets a graceful close finish while clients hold connections open (decisions.md "Running the
+ * Lets a graceful close finish while clients hold connections open (docs/decisions.md, "Running the
  * service": on SIGTERM, finish in-flight requests and exit 0). Node's `server.close()` closes only
  * the keep-alive connections idle at that moment, so `app.close()` waited, and the server's 10 s
  * guard ended the process with exit 1, for:

@@ -99,7 +99,7 @@ function imageResponses(response: Record<string, JsonSchema>): Record<string, Js
  * The OpenAPI 3 document, generated from the route schemas themselves (so it cannot drift from
  * what is validated and serialized), at `/openapi.json`, and an interactive page at `/docs`.
  * Both are outside `/api` and need no login: they describe the API, they do not expose data.
- * What the route schemas cannot say is added here, for every route alike (docs/decisions.md
+ * What the route schemas cannot say is added here, for every route alike (docs/decisions.md,
  * "API documentation"). Must be registered before the routes it documents.
  */
 export const apiDocsPlugin = fp(

@@ -16,7 +16,7 @@ declare module 'fastify' {
     auth: AuthService;
     /** onRequest hook for every protected route: 401 unless a valid token came with it. */
     authenticate: (request: FastifyRequest) => Promise<void>;
-    /** The cookie options of decisions.md, with `Secure` per `COOKIE_SECURE`. */
+    /** The cookie options of docs/decisions.md, "Authentication", with `Secure` per `COOKIE_SECURE`. */
     tokenCookieOptions: (request: FastifyRequest, maxAge: number) => {
       httpOnly: true;
       path: '/';

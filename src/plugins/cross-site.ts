@@ -35,7 +35,7 @@ export function isCrossSite(request: FastifyRequest): boolean {
 
 /**
  * Refuses every state-changing request a browser sends from another origin with 403
- * (decisions.md, "Authentication hardening"): the `SameSite=Lax` cookie alone lets a page on
+ * (docs/decisions.md, "Authentication hardening"): the `SameSite=Lax` cookie alone lets a page on
  * another port of the same host post forms and uploads. Requests with neither `Origin` nor
  * `Sec-Fetch-Site` (curl, scripts) carry no ambient browser credentials and pass. An onRequest
  * hook for the whole app, so routes added later are covered and no body is read first.

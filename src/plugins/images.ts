@@ -46,7 +46,7 @@ export const TRASH_PURGE_INTERVAL_MS = 10 * 60 * 1000;
  * that never keeps the process alive and stops on close), registers @fastify/multipart with the
  * limits above, and makes multipart a per-route opt-in: a multipart body sent to a route without
  * `config.acceptsMultipart` is 415, as for any other content type the route does not take
- * (decisions.md).
+ * (docs/decisions.md, "Requests").
  */
 export const imagesPlugin = fp<ImagesPluginOptions>(
   async (app, { dataDir }) => {

@@ -1,14 +1,15 @@
 /**
- * Author contracts (spec 2.3 and 4.3), the avatar endpoints and both forms of PUT included.
- * `search-typesense` adds its own shapes elsewhere; the limits here are shared with it.
+ * Author contracts (docs/api.md, "Authors — /api/authors" and "Fields › Author"), the avatar
+ * endpoints and both forms of PUT included. `search-typesense` adds its own shapes elsewhere; the
+ * limits here are shared with it.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_PATH_MAX } from '../images/image-path.js';
 import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, SearchText, sortedPageQuery, URL_MAX, Uuid } from './common.js';
 
-/** The spec gives no maximum for author names; 255 matches series names and story titles. */
+/** Author names: 255, as for series names and story titles (docs/decisions.md, "Shapes and values"). */
 export const AUTHOR_NAME_MAX = 255;
-/** The spec gives no maximum for notes: generous (a long biography fits), but bounded. */
+/** Author notes: generous (a long biography fits), but bounded (docs/decisions.md, "Shapes and values"). */
 export const AUTHOR_NOTES_MAX = 10_000;
 export const AUTHOR_URL_MAX = URL_MAX;
 /** URLs one author may carry: a profile's links, not a crawl list. */
@@ -61,7 +62,7 @@ export type AuthorCreateBody = Static<typeof AuthorCreateBody>;
 /**
  * The JSON form of PUT: partial; `notes: null` and `rating: null` clear; `urls` replaces every
  * URL (`null` or `[]` removes them all). The rating is `rating` here, `authorRating` in the DTO.
- * `avatarImagePath` (decisions.md, beyond) attaches an image uploaded earlier through
+ * `avatarImagePath` (docs/decisions.md, "Images") attaches an image uploaded earlier through
  * `/api/files/upload/avatar` (`avatars/<file>`, which must exist; else 400); `null` removes it.
  */
 export const AuthorUpdateBody = Type.Object({
@@ -73,7 +74,7 @@ export const AuthorUpdateBody = Type.Object({
 });
 export type AuthorUpdateBody = Static<typeof AuthorUpdateBody>;
 
-/** 200 of `POST /api/authors/{id}/avatar` (spec 4.3): `avatarUrl` is `/api/files/images/<avatarPath>`. */
+/** 200 of `POST /api/authors/{id}/avatar` (docs/api.md, "Authors — /api/authors"): `avatarUrl` is `/api/files/images/<avatarPath>`. */
 export const AvatarResponse = Type.Object({
   message: Type.String(),
   avatarPath: Type.String({ description: 'avatars/<file>' }),

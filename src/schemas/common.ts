@@ -1,12 +1,12 @@
 /**
- * The contracts every domain shares: ids, timestamps, the page query, the paged envelope of
- * spec 2.6, and the error and message bodies of spec 2.8. Domains build on these; nothing here
- * knows about a particular resource.
+ * The contracts every domain shares: ids, timestamps, the page query, the paged envelope
+ * (docs/api.md, "Lists and paging"), and the error and message bodies (docs/api.md, "Errors").
+ * Domains build on these; nothing here knows about a particular resource.
  */
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 import { HTTP_URL_FORMAT } from '../validation.js';
 
-/** A nullable value: DTOs always carry every field, `null` when unset (decisions.md). */
+/** A nullable value: DTOs always carry every field, `null` when unset (docs/decisions.md, "Shapes and values"). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Uuid = Type.String({ format: 'uuid', description: 'A lowercase UUID v4' });
@@ -18,7 +18,7 @@ export const URL_MAX = 2048;
 
 /**
  * A URL a client may render as a link: http or https only, so `javascript:`, `data:` and
- * `vbscript:` are a 400 naming the field (docs/decisions.md "Validation"). Stored values are
+ * `vbscript:` are a 400 naming the field (docs/decisions.md, "Validation"). Stored values are
  * read back as plain strings (DTOs use `Type.String()`), rows older than the rule included.
  */
 export const HttpUrl = Type.String({ maxLength: URL_MAX, format: HTTP_URL_FORMAT });
@@ -49,7 +49,7 @@ export type PageQuery = Static<typeof PageQuery>;
 
 /**
  * `page`, `size`, `sortBy` and `sortDir` for a list whose sort keys are `sortKeys`; the default
- * order is the domain's (decisions.md, "Lists and pagination").
+ * order is the domain's (docs/decisions.md, "Lists and pagination").
  */
 export function sortedPageQuery<K extends string, P extends TProperties = {}>(sortKeys: readonly K[], extra: P = {} as P) {
   return Type.Object({
@@ -61,7 +61,7 @@ export function sortedPageQuery<K extends string, P extends TProperties = {}>(so
   });
 }
 
-/** `limit` with the endpoint's own default (spec section 8). */
+/** `limit` with the endpoint's own default (docs/api.md, "Lists and paging"). */
 export function limitQuery<P extends TProperties = {}>(defaultLimit: number, extra: P = {} as P) {
   return Type.Object({
     limit: Type.Integer({ minimum: 1, maximum: 100, default: defaultLimit }),
@@ -74,7 +74,7 @@ export const SearchText = Type.String({ minLength: 1, maxLength: 500 });
 
 const SortState = Type.Object({ sorted: Type.Boolean(), unsorted: Type.Boolean() });
 
-/** The paged envelope of spec 2.6, for any item schema. */
+/** The paged envelope (docs/api.md, "Lists and paging"), for any item schema. */
 export function Paged<T extends TSchema>(item: T) {
   return Type.Object({
     content: Type.Array(item),

@@ -1,7 +1,7 @@
 /**
- * File endpoint contracts (spec 4.6, decisions.md "Images"). Image paths are plain strings
- * here on purpose: the path guard (src/images/image-path.ts) checks them and names the field
- * `path` in `details`, whichever way the path came (URL tail or query).
+ * File endpoint contracts (docs/api.md, "Images — /api/files"; docs/decisions.md, "Images").
+ * Image paths are plain strings here on purpose: the path guard (src/images/image-path.ts) checks
+ * them and names the field `path` in `details`, whichever way the path came (URL tail or query).
  */
 import { Type, type Static } from '@sinclair/typebox';
 

@@ -1,7 +1,7 @@
 /**
- * Search contracts (spec 2.7, 4.2, 4.3 and 4.7; decisions.md, "Search"): the story search and
- * suggestion queries, the author full-text query, the SearchResultDto envelope, StorySearchDto,
- * and the reindex and health bodies.
+ * Search contracts (docs/api.md, "Search — /api/stories/search and /api/search"; docs/decisions.md,
+ * "Search"): the story search and suggestion queries, the author full-text query, the
+ * SearchResultDto envelope, StorySearchDto, and the reindex and health bodies.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AuthorDto } from './author.js';
@@ -77,7 +77,7 @@ export const StorySearchDto = Type.Object({
 });
 export type StorySearchDto = Static<typeof StorySearchDto>;
 
-/** SearchResultDto (spec 2.7) for any result item. */
+/** SearchResultDto (docs/api.md, "Fields › Search results") for any result item. */
 export function SearchResult<T extends TSchema>(item: T) {
   return Type.Object({
     results: Type.Array(item),

@@ -1,4 +1,4 @@
-/** Series contracts (spec 2.5 and 4.5). */
+/** Series contracts (docs/api.md, "Fields › Series" and "Tags — /api/tags and series — /api/series"). */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, limitQuery, Nullable, Paged, SearchText, sortedPageQuery, Uuid } from './common.js';
 

@@ -1,6 +1,7 @@
 /**
- * The story contracts of spec 2.1, 2.2 and 4.2 (without search, which has its own owner): the
- * DTO, the create/update bodies, the cover endpoints, and the params and queries of the lists.
+ * The story contracts (docs/api.md, "Stories — /api/stories" and "Fields › Story"), without
+ * search, which has its own owner: the DTO, the create/update bodies, the cover endpoints, and the
+ * params and queries of the lists.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_PATH_MAX } from '../images/image-path.js';
@@ -9,10 +10,10 @@ import { TAG_NAME_MAX, TagDto } from './tag.js';
 
 export const STORY_TITLE_MAX = 255;
 export const STORY_DESCRIPTION_MAX = 1000;
-/** Spec 2.5 caps series names at 255; author names get the same cap here (decisions: silent). */
+/** `authorName` and `seriesName` in a story body: at most 255 (docs/decisions.md, "Shapes and values"). */
 export const LINKED_NAME_MAX = 255;
 /**
- * Tags one story may carry (the spec gives no number): far above any real use, and small enough
+ * Tags one story may carry (docs/decisions.md, "Validation"): far above any real use, and small enough
  * that one body cannot hold up the server (20,000 names stalled every request for seconds).
  */
 export const STORY_TAG_NAMES_MAX = 100;
@@ -45,11 +46,11 @@ export const StoryList = Type.Array(StoryDto);
 export const STORY_SORT_KEYS = ['createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName', 'seriesName', 'volume'] as const;
 export type StorySortKey = (typeof STORY_SORT_KEYS)[number];
 
-/** `GET /api/stories` and the scoped lists by author and by tag (decisions.md: same sorts). */
+/** `GET /api/stories` and the scoped lists by author and by tag (same sorts: docs/decisions.md, "Lists and pagination"). */
 export const StoryListQuery = sortedPageQuery(STORY_SORT_KEYS);
 export type StoryListQuery = Static<typeof StoryListQuery>;
 
-/** `recent` and `top-rated`: limit 1 to 100, default 10 (spec section 8). */
+/** `recent` and `top-rated`: limit 1 to 100, default 10 (docs/api.md, "Lists and paging"). */
 export const StoryLimitQuery = limitQuery(10);
 export type StoryLimitQuery = Static<typeof StoryLimitQuery>;
 
@@ -70,8 +71,8 @@ const LinkedName = Type.String({ maxLength: LINKED_NAME_MAX });
 
 /**
  * Fields shared by create and update. `null` is accepted everywhere a DTO field is nullable: on
- * create it means unset, on update it clears (decisions.md). Blank names and titles are checked
- * by the service, which can say which field is blank.
+ * create it means unset, on update it clears (docs/decisions.md, "Shapes and values"). Blank
+ * names and titles are checked by the service, which can say which field is blank.
  */
 const storyFields = {
   summary: Type.Optional(Nullable(Type.String())),
@@ -86,24 +87,27 @@ const storyFields = {
   seriesName: Type.Optional(Nullable(LinkedName)),
   tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX }), { maxItems: STORY_TAG_NAMES_MAX }))),
   /**
-   * decisions.md, beyond: an image uploaded earlier through `/api/files/upload/cover`, as
+   * docs/decisions.md, "Images": an image uploaded earlier through `/api/files/upload/cover`, as
    * `covers/<file>`; it must exist (else 400). `null` removes the cover.
    */
   coverPath: Type.Optional(Nullable(Type.String({ maxLength: IMAGE_PATH_MAX }))),
 };
 
-/** Spec 2.2, create column; `rating` is accepted too (decisions.md, beyond). */
+/**
+ * The create body (docs/api.md, "Fields › Story create and update body"); `rating` is accepted
+ * too (docs/decisions.md, "Shapes and values").
+ */
 export const StoryCreateBody = Type.Object({ title: Title, ...storyFields });
 export type StoryCreateBody = Static<typeof StoryCreateBody>;
 
-/** Spec 2.2, update column: every field optional; absent = untouched, `null` = cleared. */
+/** The update body (docs/api.md, "Fields › Story create and update body"): every field optional; absent = untouched, `null` = cleared. */
 export const StoryUpdateBody = Type.Object({ title: Type.Optional(Title), ...storyFields });
 export type StoryUpdateBody = Static<typeof StoryUpdateBody>;
 
 export const StoryRatingBody = Type.Object({ rating: Rating });
 export type StoryRatingBody = Static<typeof StoryRatingBody>;
 
-/** 200 of `POST /api/stories/{id}/cover` (spec 4.2): `coverUrl` is `/api/files/images/<coverPath>`. */
+/** 200 of `POST /api/stories/{id}/cover` (docs/api.md, "Stories — /api/stories"): `coverUrl` is `/api/files/images/<coverPath>`. */
 export const CoverResponse = Type.Object({
   message: Type.String(),
   coverPath: Type.String({ description: 'covers/<file>' }),

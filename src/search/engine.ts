@@ -1,7 +1,7 @@
 /**
- * The one search interface the routes call (issue 4, "One interface, two engines"; STYLE.md,
- * habit 9). The embedded SQLite FTS5 engine (./fts5.ts) is always there; a Typesense engine
- * can stand in front of it later without the routes knowing.
+ * The one search interface the routes call (docs/decisions.md, "Search › Engines";
+ * docs/architecture.md, "Ten habits", 9). The embedded SQLite FTS5 engine (./fts5.ts) is always
+ * there; a Typesense engine can stand in front of it later without the routes knowing.
  *
  * Indexing is not a method call per row: every write runs in `writeTransaction`, whose sync
  * step (./sync.ts) rebuilds the embedded documents and then tells {@link SearchEngine.documentsChanged}
@@ -44,7 +44,7 @@ export interface ReindexOutcome {
   detail?: string;
 }
 
-/** SearchResultDto without the echo fields the route adds (spec 2.7). */
+/** SearchResultDto without the echo fields the route adds (docs/api.md, "Fields › Search results"). */
 export interface SearchPage<T> {
   results: T[];
   totalHits: number;
@@ -70,7 +70,7 @@ export interface SearchEngine {
   documentsChanged(tx: DbOrTx, changes: SearchChanges): void;
   /**
    * Delivers queued changes to a second engine if it can within `timeoutMs` (shutdown,
-   * decisions.md "Running the service"); an engine with nothing queued leaves it out.
+   * docs/decisions.md, "Running the service"); an engine with nothing queued leaves it out.
    */
   flush?(timeoutMs: number): Promise<void>;
   /**

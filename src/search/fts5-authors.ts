@@ -1,6 +1,6 @@
 /**
  * Author full-text search on the embedded engine (`GET /api/authors/search-typesense`,
- * decisions.md "Search"): words over name, notes and URLs, in the order asked for (name by
+ * docs/decisions.md, "Search"): words over name, notes and URLs, in the order asked for (name by
  * default), 0-based pages. Authors are few and their rows small, so one ordered query over
  * the matching `seq`s does; the page's rows and URLs are then read and presented like every
  * other author list.
@@ -23,7 +23,7 @@ const SORT_KEYS: Record<AuthorSearchSortKey, SQL> = {
   createdAt: sql`${authors.createdAt}`,
 };
 
-/** The key, nulls last in both directions, then id in the same direction (decisions.md). */
+/** The key, nulls last in both directions, then id in the same direction (docs/decisions.md, "Lists and pagination › Sorting"). */
 function order(sortBy: AuthorSearchSortKey, direction: 'asc' | 'desc'): SQL[] {
   const dir = sql.raw(direction);
   return [sql`${SORT_KEYS[sortBy]} ${dir} nulls last`, sql`${authors.id} ${dir}`];

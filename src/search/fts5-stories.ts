@@ -1,8 +1,8 @@
 /**
- * Story search on the embedded engine (decisions.md, "Search"), in two phases
- * (PERFORMANCE-NOTES.md): phase 1 picks only the page's `seq`s and the total from the FTS index
- * and covering indexes (./story-plans.ts); phase 2 reads those few rows, their tag names, and
- * builds their snippets.
+ * Story search on the embedded engine (docs/decisions.md, "Search"), in two phases
+ * (docs/performance.md, "Measured facts the code relies on"): phase 1 picks only the page's `seq`s
+ * and the total from the FTS index and covering indexes (./story-plans.ts); phase 2 reads those few
+ * rows, their tag names, and builds their snippets.
  */
 import type Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';

@@ -1,7 +1,7 @@
 /**
  * The embedded engine: SQLite FTS5 in the library database itself, so search needs no server
- * (issue 4). Its index is written by the sync step of every write transaction (./sync.ts);
- * this class only answers queries, rebuilds, and reports health.
+ * (docs/decisions.md, "Search › Engines"). Its index is written by the sync step of every write
+ * transaction (./sync.ts); this class only answers queries, rebuilds, and reports health.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/open.js';

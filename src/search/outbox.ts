@@ -1,6 +1,7 @@
 /**
- * The Typesense outbox (decisions.md, "Search"; docs/typesense.md): a durable queue of the stories
- * and authors whose Typesense documents must be brought up to date, in the library database itself.
+ * The Typesense outbox (docs/decisions.md, "Search"; docs/typesense.md): a durable queue of the
+ * stories and authors whose Typesense documents must be brought up to date, in the library database
+ * itself.
  *
  * - Rows are written in the same SQLite transaction as the change (the sync step calls
  *   {@link enqueueChanges} through the engine's `documentsChanged`), so a committed change always

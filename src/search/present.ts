@@ -21,7 +21,7 @@ export interface StoryHitRow {
   contentPlain?: string | null;
 }
 
-/** A search hit as the API shows it (StorySearchDto, decisions.md "Search"). */
+/** A search hit as the API shows it (StorySearchDto, docs/decisions.md, "Search"). */
 export function presentStoryHit(row: StoryHitRow, tagNames: string[], snippet: string | null): StorySearchDto {
   return {
     id: row.id,

@@ -1,5 +1,6 @@
 /**
- * User text -> a safe FTS5 MATCH expression (decisions.md: "no raw FTS syntax reaches SQLite").
+ * User text -> a safe FTS5 MATCH expression (docs/decisions.md, "Search": no raw FTS syntax ever
+ * reaches SQLite).
  *
  * The text is split on white space; each piece that holds a letter or digit becomes one FTS5
  * string ("..." with `"` doubled), so quotes, AND/OR/NOT/NEAR, `*`, `-`, `:`, `^`, parentheses,

@@ -15,9 +15,10 @@ import * as search from './service.js';
 const SEARCH = ['search'];
 
 /**
- * Spec 4.2 (story search and suggestions), 4.3 (`search-typesense`) and 4.7 (reindex, health),
- * with the behaviour of decisions.md "Search". Every route asks `app.searchEngine`, whichever engine
- * that is. `/stories/search` is a literal segment, so it wins over `/stories/:id`.
+ * Story search and suggestions, `search-typesense`, reindex and health (docs/api.md, "Search —
+ * /api/stories/search and /api/search"), with the behaviour of docs/decisions.md, "Search". Every
+ * route asks `app.searchEngine`, whichever engine that is. `/stories/search` is a literal segment,
+ * so it wins over `/stories/:id`.
  */
 export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -1,6 +1,7 @@
 /**
  * The search use cases between the routes and the engine: query-string forms become engine
- * requests, and results get the SearchResultDto echo fields (spec 2.7).
+ * requests, and results get the SearchResultDto echo fields (docs/api.md, "Fields › Search
+ * results").
  */
 import { performance } from 'node:perf_hooks';
 import { BadRequest, invalidField } from '../errors.js';
@@ -16,7 +17,7 @@ import {
 import type { SearchEngine, SearchPage } from './engine.js';
 
 /**
- * `tags=a&tags=b`, `tags=a,b` or both: trimmed names, blanks dropped (decisions.md, "Lists and
+ * `tags=a&tags=b`, `tags=a,b` or both: trimmed names, blanks dropped (docs/decisions.md, "Lists and
  * pagination"). Undefined when nothing is left, so an empty filter filters nothing.
  */
 export function nameList(values: readonly string[] | undefined): string[] | undefined {

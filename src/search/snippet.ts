@@ -1,15 +1,15 @@
 /**
- * Snippets for the rows of one result page (decisions.md, "Search": a short excerpt of the
+ * Snippets for the rows of one result page (docs/decisions.md, "Search": a short excerpt of the
  * best-matching text, matched words in `<mark>`, everything else HTML-escaped).
  *
  * The FTS tables keep no copy of the text (contentless), so FTS5's snippet() cannot run; it
- * would also cost 0.15-0.5 ms per row inside the ranked query (PERFORMANCE-NOTES.md). Instead
- * the page's own text is searched here with one regular expression built from the query words
- * that matches them the way the tokenizer does (whole words, case- and Latin-diacritic-
- * insensitive, the last word as a prefix), so a 10 KB body is scanned by the regex engine
- * rather than word by word in JavaScript. The excerpt is the stretch of about
- * {@link EXCERPT_CHARS} characters holding the most distinct query words, preferring the
- * summary, then description, body and title; the search stops as soon as a stretch holds them all.
+ * would also cost 0.15-0.5 ms per row inside the ranked query (docs/performance.md, "Measured facts
+ * the code relies on"). Instead the page's own text is searched here with one regular expression
+ * built from the query words that matches them the way the tokenizer does (whole words, case- and
+ * Latin-diacritic-insensitive, the last word as a prefix), so a 10 KB body is scanned by the regex
+ * engine rather than word by word in JavaScript. The excerpt is the stretch of about
+ * {@link EXCERPT_CHARS} characters holding the most distinct query words, preferring the summary, then
+ * description, body and title; the search stops as soon as a stretch holds them all.
  *
  * The work per text is bounded, whatever the text and the query: only its first
  * {@link SCAN_CHARS} characters are searched, at most {@link MAX_HITS} matches are looked at, and

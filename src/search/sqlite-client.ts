@@ -3,10 +3,11 @@ import type { DbOrTx } from '../db/transaction.js';
 
 /**
  * The better-sqlite3 connection under a Drizzle database or transaction. The search code runs
- * its hot statements prepared once per connection (PERFORMANCE-NOTES.md: a Drizzle query
- * rebuilt per call costs ~5x a prepared one); a transaction is the same connection, so those
- * statements take part in it. Drizzle exposes `$client` on the database only, so for a
- * transaction this reads its session's client (checked, so an upgrade that moves it fails loudly).
+ * its hot statements prepared once per connection (docs/performance.md, "Measured facts the code
+ * relies on": a Drizzle query rebuilt per call costs ~5x a prepared one); a transaction is the same
+ * connection, so those statements take part in it. Drizzle exposes `$client` on the database only,
+ * so for a transaction this reads its session's client (checked, so an upgrade that moves it fails
+ * loudly).
  */
 export function sqliteClient(db: DbOrTx): Database.Database {
   if ('$client' in db) return db.$client;

@@ -1,5 +1,5 @@
 /**
- * Search suggestions (decisions.md, "Search"): distinct story titles, author, series and tag
+ * Search suggestions (docs/decisions.md, "Search"): distinct story titles, author, series and tag
  * names containing a word that starts with the text, best first, at most `limit`.
  *
  * Every source (a title, an author, a series, a tag) is one `search_suggestions` row; every

@@ -1,6 +1,6 @@
 /**
  * Keeps the embedded search index in step with the tables, inside every write transaction
- * (decisions.md, "Search"; issue 4, "Always consistent").
+ * (docs/decisions.md, "Search › Engines": updated in the same transaction as each write).
  *
  * Triggers (drizzle/0002_fts5-search-index.sql) mark what a write touched in `search_dirty`:
  * a story's own change, a tag link, an author/series/tag rename (which marks every story that
@@ -92,7 +92,8 @@ const statementsFor = statementCache((client: Database.Database) => ({
 
 /**
  * Rebuilds the search documents of everything marked dirty in this transaction and empties the
- * queue. When nothing is marked it costs one indexed read. Synchronous (STYLE.md, habit 8).
+ * queue. When nothing is marked it costs one indexed read. Synchronous (docs/architecture.md, "Ten
+ * habits", 8).
  */
 export function syncSearchDocuments(tx: DbOrTx): void {
   const client = sqliteClient(tx);

@@ -1,8 +1,9 @@
 /**
- * The one place that talks to Typesense (STYLE.md, habit 9): a small gateway over the official
- * `typesense` client, which brings multi-node support (a comma-separated TYPESENSE_URL becomes
- * its `nodes`, tried in turn, with per-node health tracking and retries). Everything the search
- * module needs from Typesense is a method here, with failures sorted into two kinds:
+ * The one place that talks to Typesense (docs/architecture.md, "Ten habits", 9): a small gateway
+ * over the official `typesense` client, which brings multi-node support (a comma-separated
+ * TYPESENSE_URL becomes its `nodes`, tried in turn, with per-node health tracking and retries).
+ * Everything the search module needs from Typesense is a method here, with failures sorted into two
+ * kinds:
  *
  * - {@link isUnavailable}: Typesense did not answer usefully (network error, timeout, 5xx, a
  *   rejected API key). Nothing is wrong with the request; try again later, elsewhere.

@@ -1,8 +1,8 @@
 /**
- * Typesense documents built from the current rows (STYLE.md, habit 9: the worker re-reads the row
- * by id when it delivers, so a queued change is never a stale snapshot). One statement per
- * batch: the story's author and series names and its sorted tag names, or the author's URLs in
- * order, come from subqueries, so a batch of 100 costs one read.
+ * Typesense documents built from the current rows (docs/architecture.md, "Ten habits", 9: the
+ * worker re-reads the row by id when it delivers, so a queued change is never a stale snapshot).
+ * One statement per batch: the story's author and series names and its sorted tag names, or the
+ * author's URLs in order, come from subqueries, so a batch of 100 costs one read.
  */
 import type Database from 'better-sqlite3';
 import type { DbOrTx } from '../db/transaction.js';

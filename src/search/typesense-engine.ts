@@ -1,6 +1,6 @@
 /**
- * Typesense as a second engine in front of the embedded one (decisions.md, "Search"; issue 6;
- * docs/typesense.md). The routes see one SearchEngine; this one decides per request:
+ * Typesense as a second engine in front of the embedded one (docs/decisions.md, "Search ›
+ * Engines"; docs/typesense.md). The routes see one SearchEngine; this one decides per request:
  *
  * - Searches, suggestions and author searches go to Typesense while it is reachable, its
  *   collections exist and it is caught up (no change waiting longer than `maxLagMs`); otherwise,
@@ -226,7 +226,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     });
   }
 
-  /** Delivers what it can within `timeoutMs` (shutdown, decisions.md); logs what stays queued. */
+  /** Delivers what it can within `timeoutMs` (shutdown, docs/decisions.md, "Running the service"); logs what stays queued. */
   async flush(timeoutMs: number): Promise<void> {
     if (this.closed) return;
     const left = await this.worker.flush(timeoutMs);

@@ -1,5 +1,5 @@
 /**
- * The search contract of decisions.md ("Search") in Typesense's terms, so both engines answer
+ * The search contract of docs/decisions.md, "Search", in Typesense's terms, so both engines answer
  * the same request the same way:
  *
  * - the text goes through the embedded engine's parser (./query.ts): its folded words are the

@@ -1,6 +1,7 @@
 /**
- * Zero-downtime rebuild of the Typesense collections (decisions.md: reindex "builds fresh
- * collections and swaps an alias to them, searches keep working during the rebuild").
+ * Zero-downtime rebuild of the Typesense collections (docs/decisions.md, "Search › Reindex and
+ * health": fresh collections are filled, then an alias is pointed at them, so searches keep
+ * working during the rebuild).
  *
  * 1. Create `<prefix>_stories_<version>` and `<prefix>_authors_<version>` with their schemas.
  * 2. Import every story and author into them, page by page in `seq` order, reading each page

@@ -1,6 +1,6 @@
 /**
- * StorySearchDto's `snippet` from Typesense's highlights (decisions.md, "Search": matched words in
- * `<mark>`, everything else HTML-escaped).
+ * StorySearchDto's `snippet` from Typesense's highlights (docs/decisions.md, "Search": matched
+ * words in `<mark>`, everything else HTML-escaped).
  *
  * Typesense's highlight markup is not trusted: its snippets are the stored text with tags put
  * around the matches, and that text is not escaped (a story can contain "<mark>" itself). So the

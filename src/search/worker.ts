@@ -1,16 +1,16 @@
 /**
- * Delivers the outbox (./outbox.ts) to Typesense, in the same process (decisions.md, "Search";
+ * Delivers the outbox (./outbox.ts) to Typesense, in the same process (docs/decisions.md, "Search";
  * docs/typesense.md).
  *
  * One pass walks the due rows in id order, a batch at a time. For each batch it reads the
- * current story and author rows by id (STYLE.md, habit 9): an entity that exists is upserted
- * (one JSONL import per collection, whose per-line answers decide row by row), one that is gone
- * is deleted by id (a 404 means it was already gone: fine). Rows Typesense confirmed are deleted
- * at the version that was sent; rows it refused wait with an exponential backoff. When Typesense
- * does not answer at all, the pass stops without touching the rows and the engine takes over
- * (it probes until Typesense is back, then nudges the worker), so an outage of any length only
- * makes the queue longer. Delivering the same change twice is harmless: upserts replace, deletes
- * of missing documents are fine.
+ * current story and author rows by id (docs/architecture.md, "Ten habits", 9): an entity that
+ * exists is upserted (one JSONL import per collection, whose per-line answers decide row by row),
+ * one that is gone is deleted by id (a 404 means it was already gone: fine). Rows Typesense
+ * confirmed are deleted at the version that was sent; rows it refused wait with an exponential
+ * backoff. When Typesense does not answer at all, the pass stops without touching the rows and the
+ * engine takes over (it probes until Typesense is back, then nudges the worker), so an outage of
+ * any length only makes the queue longer. Delivering the same change twice is harmless: upserts
+ * replace, deletes of missing documents are fine.
  *
  * Passes run one at a time: after a write (a nudge), when the next backed-off row falls due,
  * and when the engine says Typesense is back. `pause()` holds deliveries while a rebuild swaps
@@ -96,7 +96,8 @@ export class OutboxWorker {
 
   /**
    * Tries to deliver every queued row once (backoff ignored) within `timeoutMs`; resolves to the
-   * number of rows still queued. Used at shutdown (decisions.md: flush if it can within 5 s).
+   * number of rows still queued. Used at shutdown (docs/decisions.md, "Running the service": flush
+   * if it can within 5 s).
    */
   async flush(timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs;

@@ -9,7 +9,7 @@ import type { SeriesSortKey } from '../schemas/series.js';
 
 const SORT_COLUMNS = { name: series.nameKey, createdAt: series.createdAt, storyCount: series.storyCount } as const;
 
-/** ORDER BY for a series list, from the `(key, id)` indexes; ties broken by id (decisions.md). */
+/** ORDER BY for a series list, from the `(key, id)` indexes; ties broken by id (docs/decisions.md, "Lists and pagination"). */
 function seriesOrder(sortBy: SeriesSortKey, direction: SortDirection): SQL[] {
   const by = direction === 'asc' ? asc : desc;
   return [by(SORT_COLUMNS[sortBy]), by(series.id)];
@@ -35,7 +35,7 @@ export function insertSeries(db: DbOrTx, values: { name: string; description?: s
     .get();
 }
 
-/** The series with this name (case-insensitively), created when there is none (spec 4.2 rule 2). */
+/** The series with this name (case-insensitively), created when there is none (docs/decisions.md, "Shapes and values"). */
 export function findOrCreateSeries(db: DbOrTx, name: string): SeriesRow {
   return findSeriesByName(db, name) ?? insertSeries(db, { name });
 }

@@ -16,7 +16,7 @@ import * as seriesService from './service.js';
 
 const SERIES = ['series'];
 
-/** Spec 4.5. Literal segments (search, with-stories, popular, empty, stats) win over `{id}`. */
+/** docs/api.md, "Tags — /api/tags and series — /api/series". Literal segments (search, with-stories, popular, empty, stats) win over `{id}`. */
 export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/series',

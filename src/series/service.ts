@@ -71,7 +71,7 @@ export function updateSeries(db: Db, id: string, body: SeriesUpdateBody): Series
   });
 }
 
-/** DELETE /api/series/{id}: its stories are kept and lose the link (spec 4.5). */
+/** DELETE /api/series/{id}: its stories are kept and lose the link (docs/decisions.md, "Deleting"). */
 export function deleteSeries(db: Db, id: string): void {
   writeTransaction(db, (tx) => {
     if (!repo.deleteSeriesRow(tx, id)) throw seriesNotFound(id);

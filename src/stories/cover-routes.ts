@@ -5,7 +5,7 @@ import * as covers from './covers.js';
 
 const TAGS = ['stories'];
 
-/** Spec 4.2 covers and decisions.md "Images". The only story routes that read multipart. */
+/** Covers (docs/api.md, "Stories — /api/stories"; docs/decisions.md, "Images"). The only story routes that read multipart. */
 export const storyCoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/stories/:id/cover',

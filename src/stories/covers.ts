@@ -1,5 +1,5 @@
 /**
- * Story covers (spec 4.2 `POST/DELETE /api/stories/{id}/cover`, decisions.md "Images"): the
+ * Story covers (`POST/DELETE /api/stories/{id}/cover`, docs/decisions.md, "Images"): the
  * upload is checked and stored by the image store, the row changes in one write, and the old
  * file is released after the commit (src/files/image-changes.ts), so the row never names a file
  * that is not there.
@@ -37,7 +37,7 @@ export async function uploadCover(db: Db, store: ImageStore, request: FastifyReq
 
 /**
  * `DELETE /api/stories/{id}/cover`: clears the cover and releases its file. A story without a
- * cover is a 200 that changes nothing (docs/decisions.md "Images": the outcome asked for already
+ * cover is a 200 that changes nothing (docs/decisions.md, "Images": the outcome asked for already
  * holds, so a repeated DELETE is harmless); an unknown story is 404.
  */
 export async function removeCover(db: Db, store: ImageStore, id: string): Promise<MessageBody> {

@@ -1,6 +1,6 @@
 /**
  * Turns a schema-valid story create/update body into what the service writes, enforcing the
- * rules a schema cannot say (spec 2.2, 4.2; decisions.md "Shapes and values"): titles and names
+ * rules a schema cannot say (docs/decisions.md, "Shapes and values"): titles and names
  * trimmed and not blank, either an id or a name for the author and the series, tag names
  * cleaned as the tags service cleans them, and the body HTML sanitized and derived.
  *
@@ -92,7 +92,7 @@ function parseTagNames(details: ErrorDetails, raw: readonly string[] | null | un
   return collect(details, () => [...new Set(raw.map((name) => cleanTagName(name, 'tagNames')))]);
 }
 
-/** decisions.md, beyond: `coverPath` names `covers/<file>`; the text guard runs here. */
+/** docs/decisions.md, "Images": `coverPath` names `covers/<file>`; the text guard runs here. */
 function parseCoverPath(details: ErrorDetails, raw: string | null | undefined): string | null | undefined {
   if (raw === undefined || raw === null) return raw;
   return collect(details, () => parseImagePathOf('covers', raw, 'coverPath').relPath);

@@ -14,7 +14,7 @@ import * as lists from './list-service.js';
 
 const TAGS = ['stories'];
 
-/** The story lists of spec 4.2 (orders in decisions.md, "Lists and pagination"). */
+/** The story lists (docs/api.md, "Stories — /api/stories"; orders in docs/decisions.md, "Lists and pagination"). */
 export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stories',

@@ -1,7 +1,8 @@
 /**
- * The story lists of spec 4.2: the paged list and its author and tag scopes, a series' stories,
- * recent and top-rated (orders in decisions.md, "Lists and pagination"). Each list picks its ids
- * first and then renders just those stories as JSON in one query (./present.ts).
+ * The story lists (docs/api.md, "Stories — /api/stories"): the paged list and its author and tag
+ * scopes, a series' stories, recent and top-rated (orders in docs/decisions.md, "Lists and
+ * pagination"). Each list picks its ids first and then renders just those stories as JSON in one
+ * query (./present.ts).
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../errors.js';
@@ -15,7 +16,7 @@ import { countStories, seriesStoryIds, sortedStoryIds, topRatedStoryIds, type St
 import { loadStoriesJsonArray } from './repository.js';
 import { presentStories } from './service.js';
 
-/** One page of the scope; `createdAt` is the default key and `desc` the default direction (spec 8). */
+/** One page of the scope; `createdAt` is the default key and `desc` the default direction (docs/api.md, "Sorting"). */
 function storyPage(db: Db, scope: StoryScope, query: StoryListQuery): JsonBytes {
   const sortBy = query.sortBy ?? 'createdAt';
   const direction = sortDirection(query.sortDir, 'desc');

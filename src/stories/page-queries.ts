@@ -1,11 +1,11 @@
 /**
- * The ordered id lists behind every story list (spec 4.2, decisions.md "Lists and pagination").
+ * The ordered id lists behind every story list (docs/decisions.md, "Lists and pagination").
  *
  * Lists are a deferred join: these queries pick only the page's ids from an index with
  * ORDER BY/LIMIT/OFFSET, and `loadStoriesJsonArray` then renders those few rows
- * (PERFORMANCE-NOTES.md: 2-7 ms instead of 300-470 ms at 100k stories). A page in the back half
- * of a list is read from the list's far end in the opposite order, so no page walks more than
- * half the index: the last page costs what the first does.
+ * (docs/performance.md, "Measured facts the code relies on": 2-7 ms instead of 300-470 ms at 100k
+ * stories). A page in the back half of a list is read from the list's far end in the opposite
+ * order, so no page walks more than half the index: the last page costs what the first does.
  *
  * Nulls sort last in both directions. Rather than `ORDER BY x IS NULL, x` (which no index can
  * serve), a nullable key is paged in two index-friendly parts: the rows that have a value,

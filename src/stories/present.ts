@@ -1,6 +1,6 @@
 /**
- * A story as the API shows it (spec 2.1, the `StoryDto` schema): every field present, unset ones
- * `null`, `tags` the story's tags sorted by name (then id) as `TagDto`s.
+ * A story as the API shows it (docs/api.md, "Fields › Story"; the `StoryDto` schema): every field
+ * present, unset ones `null`, `tags` the story's tags sorted by name (then id) as `TagDto`s.
  *
  * Rendered by SQLite itself as JSON text, from a row `s` of stories joined with its author `a`
  * and series `se`. A story is ~30 KB of HTML and plain text: read as JavaScript strings, escaped

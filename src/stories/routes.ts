@@ -10,10 +10,10 @@ import * as stories from './service.js';
 const TAGS = ['stories'];
 
 /**
- * Spec 4.2, except search (its own owner): one story, its writes, its rating and its tag links
- * here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`. Literal segments
- * (`recent`, `top-rated`, `author`, `series`, `tags`, `search`) win over `{id}` in Fastify's
- * router.
+ * docs/api.md, "Stories — /api/stories", except search (its own owner): one story, its writes, its
+ * rating and its tag links here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`.
+ * Literal segments (`recent`, `top-rated`, `author`, `series`, `tags`, `search`) win over `{id}` in
+ * Fastify's router.
  */
 export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(storyListRoutes);

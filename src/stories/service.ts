@@ -1,8 +1,9 @@
 /**
- * Story rules and writes (spec 4.2, decisions.md). Every write is one `writeTransaction`, so the
- * search documents change with the rows; nothing inside it awaits, and the costly HTML work is
- * done before it opens. Each write then reads the story back, as the API shows it. Writes that
- * can change the cover go through `commitImageChange` (write file, commit row, remove old file).
+ * Story rules and writes (docs/api.md, "Stories — /api/stories"; docs/decisions.md, "Shapes and
+ * values"). Every write is one `writeTransaction`, so the search documents change with the rows;
+ * nothing inside it awaits, and the costly HTML work is done before it opens. Each write then reads
+ * the story back, as the API shows it. Writes that can change the cover go through
+ * `commitImageChange` (write file, commit row, remove old file).
  */
 import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
@@ -103,7 +104,7 @@ function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void
 }
 
 /**
- * Spec 4.2 create: authorName/seriesName/tagNames are found case-insensitively or created;
+ * Create (docs/decisions.md, "Shapes and values"): authorName/seriesName/tagNames are found case-insensitively or created;
  * `coverPath` must name an uploaded cover (400 otherwise).
  */
 export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<JsonBytes> {
@@ -138,7 +139,7 @@ export async function createStory(db: Db, store: ImageStore, body: StoryCreateBo
 }
 
 /**
- * Spec 4.2 update: partial; `null` clears; `tagNames` replaces the whole set; 404 when absent.
+ * Update (docs/decisions.md, "Shapes and values"): partial; `null` clears; `tagNames` replaces the whole set; 404 when absent.
  * A `coverPath` that replaces or clears the cover releases the old file after the commit.
  */
 export async function updateStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<JsonBytes> {
@@ -181,7 +182,7 @@ export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean):
 /**
  * Deletes the story and its tag links (cascade); the author/series/tag counts follow by trigger.
  * After the commit its cover file goes to the trash, unless another story or author still names
- * it (decisions.md, "Deleting").
+ * it (docs/decisions.md, "Deleting").
  */
 export async function deleteStory(db: Db, store: ImageStore, id: string): Promise<void> {
   await commitImageChange(db, store, {}, (tx) => {

@@ -92,7 +92,7 @@ export function listTags(
   return { rows, total };
 }
 
-/** Names whose fold starts with `prefix` (already folded), most used first, then by name (decisions.md). */
+/** Names whose fold starts with `prefix` (already folded), most used first, then by name (docs/decisions.md, "Lists and pagination"). */
 export function autocompleteTags(db: DbOrTx, prefix: string, limit: number): TagRow[] {
   return db
     .select()

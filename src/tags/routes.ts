@@ -16,7 +16,7 @@ import * as tags from './service.js';
 
 const TAGS = ['tags'];
 
-/** Spec 4.4. Literal segments (search, autocomplete, popular, unused, stats) win over `{id}`. */
+/** docs/api.md, "Tags — /api/tags and series — /api/series". Literal segments (search, autocomplete, popular, unused, stats) win over `{id}`. */
 export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tags',

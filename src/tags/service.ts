@@ -9,7 +9,7 @@ import type { TagDto, TagSearchQuery, TagListQuery } from '../schemas/tag.js';
 import { presentTag } from './present.js';
 import * as repo from './repository.js';
 
-/** A tag name as stored: trimmed, NFC, lowercased (spec 2.4); blank is a 400. */
+/** A tag name as stored: trimmed, NFC, lowercased (docs/decisions.md, "Shapes and values"); blank is a 400. */
 export function cleanTagName(raw: string, field = 'name'): string {
   const name = storedTagName(raw);
   if (name === '') throw invalidField(field, 'must not be blank');

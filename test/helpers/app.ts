@@ -31,7 +31,8 @@ export function tempDataDir(t: Test): string {
 
 /**
  * Builds the whole app on its own temp data folder (a real SQLite file), logs in, and closes
- * everything when the test ends (STYLE.md, habit 10). Silent unless given a `logger`.
+ * everything when the test ends (docs/architecture.md, "Ten habits", 10). Silent unless given a
+ * `logger`.
  */
 export async function buildTestApp(t: Test, env: Record<string, string> = {}, logger: BuildOptions['logger'] = false): Promise<TestContext> {
   const dataDir = env.DATA_DIR ?? tempDataDir(t);

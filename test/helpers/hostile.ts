@@ -130,7 +130,7 @@ export const HOSTILE_OTHERS: readonly unknown[] = [true, false, null, [], {}, [[
 
 export const HUGE_STRING_BYTES = MiB;
 
-/** Literal segments that win over an `{id}` in the same position (spec 4): never used as a bad id. */
+/** Literal segments that win over an `{id}` in the same position (docs/api.md, "Resources"): never used as a bad id. */
 const LITERAL_SEGMENTS = new Set(['search', 'recent', 'top-rated', 'stats', 'popular', 'unused', 'autocomplete', 'empty', 'with-stories', 'author', 'series', 'tags', 'search-typesense', 'suggestions']);
 
 /** Ids that are not UUIDs, or not ids of anything. */
@@ -317,7 +317,7 @@ export interface Verdict {
 }
 
 /**
- * The rule for every answer (issue 7): never 5xx; an error is a 4xx JSON body of exactly
+ * The rule for every answer to hostile input: never 5xx; an error is a 4xx JSON body of exactly
  * `{error: string, details?: {field: string}}`, small (no echo of huge input) and without a stack
  * trace; a success is JSON too, except image bytes and 304. `expected` narrows the status.
  */

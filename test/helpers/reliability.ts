@@ -144,7 +144,7 @@ export class ApiClient {
     return this.request<T>(method, url, { body: form.payload, headers: form.headers });
   }
 
-  /** Every item of a paginated list (spec 2.6), page by page. */
+  /** Every item of a paginated list (docs/api.md, "Lists and paging"), page by page. */
   async all<T = any>(url: string): Promise<T[]> {
     const items: T[] = [];
     const joiner = url.includes('?') ? '&' : '?';
@@ -232,7 +232,7 @@ export function strayOutputLines(output: string): string[] {
   return output.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('{'));
 }
 
-/** SIGTERM, then the exit code must be 0 (decisions.md: a graceful stop exits 0 within 10 s). */
+/** SIGTERM, then the exit code must be 0 (docs/decisions.md, "Running the service": a graceful stop exits 0 within 10 s). */
 export async function stopCleanly(t: Test, server: ServerProcess): Promise<void> {
   server.child.kill('SIGTERM');
   const code = await server.exited;

@@ -1,6 +1,6 @@
 /**
- * Crash safety (issue 7, part 1): a few clients write to the real server process (creates that
- * name new and existing authors, series and tags, updates, ratings, tag links, deletes, cover
+ * Crash safety (reliability, part 1 of 4): a few clients write to the real server process (creates
+ * that name new and existing authors, series and tags, updates, ratings, tag links, deletes, cover
  * uploads and removals, avatars); the process is killed with SIGKILL at a seeded random moment and
  * restarted on the same data folder; then everything is checked against a client-side model.
  *
@@ -20,10 +20,10 @@
  *   /api/files/upload/cover that was answered and not attached since is still there. Every other
  *   file in covers/ and avatars/ is named by a row. Tolerated, and only this: files in
  *   `images/.incoming/` (temp files of the uploads cut off by a kill, at most one per such
- *   upload; decisions.md: swept at a startup an hour later), and at most one unnamed file per
- *   /api/files/upload request cut off by a kill (stored and marked as waiting, but the client
- *   never learnt its name). So an upload stored but not yet committed at the kill, or a cover
- *   released but not yet moved to the trash, must be cleaned up by the service itself.
+ *   upload; docs/decisions.md, "Images": swept at a startup an hour later), and at most one
+ *   unnamed file per /api/files/upload request cut off by a kill (stored and marked as waiting,
+ *   but the client never learnt its name). So an upload stored but not yet committed at the kill,
+ *   or a cover released but not yet moved to the trash, must be cleaned up by the service itself.
  *
  * `SEED=<n>` repeats a run; `npm run test:long` runs more rounds with longer loads.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile input over real sockets against the real server process (issue 7, part 3): what
+ * Hostile input over real sockets against the real server process (reliability, part 3 of 4): what
  * app.inject cannot send. Bodies cut off mid-way (JSON and multipart, the connection half-closed
  * or dropped, also after a pause while the upload streams), bodies longer or shorter than their
  * Content-Length, a 17 MB JSON body (with a length and chunked), an image over 5 MiB, malformed

@@ -1,14 +1,15 @@
 /**
- * Hostile input sweep (issue 7, part 3), through app.inject for speed. The table of routes is
- * the app's own (collected with the `onRoute` option of buildApp), so a route added later is
- * swept without editing this file; what a route takes comes from its TypeBox schemas, plus a
- * few hints below. For every route a seeded generator sends wrong types, missing and extra
- * fields, 1 MB strings, 10,000-level nesting, NUL and lone surrogates, prototype-pollution
- * keys, out-of-range and non-integer numbers, non-UUID ids, SQL and FTS5 syntax in every string,
- * wrong content types, malformed, truncated and oversized multipart bodies and a 17 MB JSON body.
+ * Hostile input sweep (reliability, part 3 of 4), through app.inject for speed. The table of routes
+ * is the app's own (collected with the `onRoute` option of buildApp), so a route added later is
+ * swept without editing this file; what a route takes comes from its TypeBox schemas, plus a few
+ * hints below. For every route a seeded generator sends wrong types, missing and extra fields, 1 MB
+ * strings, 10,000-level nesting, NUL and lone surrogates, prototype-pollution keys, out-of-range
+ * and non-integer numbers, non-UUID ids, SQL and FTS5 syntax in every string, wrong content types,
+ * malformed, truncated and oversized multipart bodies and a 17 MB JSON body.
  *
  * The rule (test/helpers/hostile.ts `judge`): never a 5xx; every error a small 4xx JSON body of
- * exactly {error, details?}; successes JSON (or image bytes). Where decisions.md fixes the status
+ * exactly {error, details?}; successes JSON (or image bytes). Where docs/decisions.md, "Shapes and
+ * values" or "Requests", fixes the status
  * (a non-UUID path id is 400 naming the parameter, a content type a route does not take is
  * 415, malformed JSON 400, a JSON body over 16 MiB 413), the status is checked too. A canary
  * story with author, series, tags and cover is created first and must be byte-for-byte the same
@@ -70,7 +71,7 @@ interface Victims {
 interface Case {
   label: string;
   request: SentRequest;
-  /** Statuses decisions.md fixes for this kind of input; else any non-5xx. */
+  /** Statuses the rules fix for this kind of input (see above); else any non-5xx. */
   expected?: readonly number[];
   /** For a 400 that must name a field in `details`. */
   detailsKey?: string;
@@ -311,7 +312,7 @@ function textCase(route: Route, target: TextField, text: string, rng: Random, vi
   };
 }
 
-/** One seeded hostile request for `route`, and what decisions.md says it must get. */
+/** One seeded hostile request for `route`, and what the rules say it must get. */
 function makeCase(route: Route, rng: Random, victims: Victims): Case {
   const hints = { ids: { authorId: victims.authorId, seriesId: victims.seriesId, tagId: victims.tagId } };
   const querySchema = route.schema.querystring;
@@ -340,9 +341,9 @@ function makeCase(route: Route, rng: Random, victims: Victims): Case {
       const raw = rng.chance(0.3);
       const value = param === '*' || param === 'tagName' ? asText(hostileValue(rng)) : rng.pick(BAD_IDS);
       const url = `${fillPath(route.url, victims, rng, { param, value, raw })}${queryString(query)}`;
-      // decisions.md: a path id that is not a UUID is 400 naming the parameter. Raw text, a lone
-      // surrogate (invalid UTF-8 once encoded) or a segment over the router's limit make the URL
-      // itself malformed instead: still 400, with {error} alone.
+      // docs/decisions.md, "Shapes and values": a path id that is not a UUID is 400 naming the
+      // parameter. Raw text, a lone surrogate (invalid UTF-8 once encoded) or a segment over the
+      // router's limit make the URL itself malformed instead: still 400, with {error} alone.
       const uuidParam = param !== '*' && param !== 'tagName';
       const wellFormed = !raw && value.length <= 500 && encodeHostile(value) === safeEncode(value);
       return base(

@@ -1,6 +1,6 @@
 /**
- * Races (issue 7, part 2), against the real server process with requests sent in parallel over
- * real sockets: find-or-create under 50 concurrent creates, concurrent uploads to one story or
+ * Races (reliability, part 2 of 4), against the real server process with requests sent in parallel
+ * over real sockets: find-or-create under 50 concurrent creates, concurrent uploads to one story or
  * author, concurrent renames to one name, and concurrent rating and author changes against the
  * trigger-maintained counts and averages. `npm run test:long` repeats each race more times.
  */

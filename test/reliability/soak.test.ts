@@ -1,5 +1,5 @@
 /**
- * Soak (issue 7, part 4): a bounded mixed read/write load against the real server process
+ * Soak (reliability, part 4 of 4): a bounded mixed read/write load against the real server process
  * (~25 s by default, 3 minutes under `npm run test:long`) while the child's resident memory
  * (VmRSS from /proc) is sampled every 250 ms.
  *

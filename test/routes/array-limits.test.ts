@@ -7,7 +7,7 @@ import { buildTestApp, TEST_PASSWORD, tempDataDir } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 
 /**
- * docs/decisions.md "Validation": every array a client can send (body, query, path, headers)
+ * docs/decisions.md, "Validation": every array a client can send (body, query, path, headers)
  * has a `maxItems`, so no request can make the server walk an unbounded list.
  */
 

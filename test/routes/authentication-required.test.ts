@@ -4,7 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { tempDataDir } from '../helpers/app.js';
 
-/** The only routes a client may call without a token (spec section 5, decisions.md). */
+/** The only routes a client may call without a token (docs/api.md, "Logging in"). */
 const PUBLIC = new Set(['POST /api/auth/login', 'POST /api/auth/logout']);
 const SAMPLE_ID = '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
 

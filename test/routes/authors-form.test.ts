@@ -8,7 +8,7 @@ import { createAuthor } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { multipart, type Part } from '../helpers/multipart.js';
 
-/** The multipart form of PUT /api/authors/{id} (spec 4.3, decisions.md "Images"). */
+/** The multipart form of PUT /api/authors/{id} (docs/decisions.md, "Images"). */
 
 const ajv = new Ajv({ strict: false });
 addFormats.default(ajv, ['uuid', 'date-time']);

@@ -6,7 +6,7 @@ import { createAuthor } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';
 
-/** decisions.md, beyond: the author JSON update takes `avatarImagePath` naming an earlier upload. */
+/** docs/decisions.md, "Images": the author JSON update takes `avatarImagePath` naming an earlier upload. */
 
 async function uploaded(ctx: TestContext, kind: 'cover' | 'avatar', bytes = img.png()): Promise<string> {
   const body = fileUpload(bytes);

@@ -6,7 +6,7 @@ import { createStory } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';
 
-/** decisions.md, beyond: story create/update take `coverPath` naming an earlier upload. */
+/** docs/decisions.md, "Images": story create/update take `coverPath` naming an earlier upload. */
 
 async function uploaded(ctx: TestContext, kind: 'cover' | 'avatar', bytes = img.png()): Promise<string> {
   const body = fileUpload(bytes);

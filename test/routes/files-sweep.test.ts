@@ -9,8 +9,8 @@ import * as img from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';
 
 /**
- * The startup sweep (decisions.md "Images"): a restart keeps every image a row names and every
- * upload through /api/files/upload/* not attached yet, and moves anything else in covers/ or
+ * The startup sweep (docs/decisions.md, "Images"): a restart keeps every image a row names and
+ * every upload through /api/files/upload/* not attached yet, and moves anything else in covers/ or
  * avatars/ (what a crash between a file change and its commit leaves) to the trash.
  */
 

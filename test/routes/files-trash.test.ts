@@ -9,7 +9,7 @@ import { createStory } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';
 
-/** The image trash (decisions.md "Images"), for the online backup's consistency. */
+/** The image trash (docs/decisions.md, "Images"), for the online backup's consistency. */
 
 async function coverStory(ctx: TestContext): Promise<{ id: string; coverPath: string }> {
   const story = await createStory(ctx);

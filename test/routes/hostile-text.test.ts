@@ -7,7 +7,7 @@ import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createAuthor, createStory } from '../helpers/factories.js';
 
 /**
- * docs/decisions.md "Validation": text with a lone UTF-16 surrogate is refused in every part
+ * docs/decisions.md, "Validation": text with a lone UTF-16 surrogate is refused in every part
  * (400 naming the field); URL fields take http(s) only; a multipart part declared JSON that is
  * not JSON is a 400 like every other bad request.
  */

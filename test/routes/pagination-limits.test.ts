@@ -6,7 +6,7 @@ import { createStory } from '../helpers/factories.js';
  * Found by the hostile sweep: `page=1e308` passed the schema (an integer at least 0) and reached
  * SQLite as a REAL OFFSET, a 500 on every paginated list. A page whose offset is no longer an
  * exact integer is out of range: 400 naming `page`. The largest page that is not is a page past
- * the end: 200, empty (decisions.md "Lists and pagination").
+ * the end: 200, empty (docs/decisions.md, "Lists and pagination").
  */
 t.test('a page too far out for an exact offset is 400 on every paginated list', async (t) => {
   const ctx = await buildTestApp(t);

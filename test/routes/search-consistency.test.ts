@@ -1,7 +1,7 @@
 /**
- * The index is provably in step with the tables (issue 4, item 2): after every kind of change,
- * direct or indirect, the terms FTS5 holds for each story and author are exactly the terms of
- * the document rebuilt from the tables, and no stale suggestion remains.
+ * The index is provably in step with the tables (docs/decisions.md, "Search › Engines"): after
+ * every kind of change, direct or indirect, the terms FTS5 holds for each story and author are
+ * exactly the terms of the document rebuilt from the tables, and no stale suggestion remains.
  */
 import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';

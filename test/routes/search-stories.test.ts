@@ -7,7 +7,7 @@ import { StorySearchResult } from '../../src/schemas/search.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv, ['uuid', 'date-time']);
-/** Bodies are checked against the same TypeBox schema the route declares (STYLE.md, habit 10). */
+/** Bodies are checked against the same TypeBox schema the route declares (docs/architecture.md, "Ten habits", 10). */
 const resultShape = { Check: ajv.compile(StorySearchResult) };
 
 interface Hit {

@@ -18,7 +18,7 @@ interface Story {
 
 type SortValue = string | number | null;
 
-/** The value each sort key orders by, as decisions.md defines it (names and titles case-insensitive). */
+/** The value each sort key orders by, as docs/decisions.md, "Lists and pagination", defines it (names and titles case-insensitive). */
 const SORT_VALUE: Record<StorySortKey, (story: Story) => SortValue> = {
   createdAt: (s) => s.createdAt,
   updatedAt: (s) => s.updatedAt,

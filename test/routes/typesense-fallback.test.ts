@@ -1,6 +1,6 @@
 /**
- * Searches never fail because of Typesense (issue 6): when it stops answering, or answers too
- * slowly, the embedded engine answers; when it is back, searches go to it again; each change of
+ * Searches never fail because of Typesense (docs/typesense.md): when it stops answering, or answers
+ * too slowly, the embedded engine answers; when it is back, searches go to it again; each change of
  * state is logged once, not once per request. A cluster (comma-separated TYPESENSE_URL) keeps
  * working while one node is away.
  */

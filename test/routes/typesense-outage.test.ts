@@ -1,5 +1,5 @@
 /**
- * Typesense going away never loses a change and never fails a search (issue 6): an outage
+ * Typesense going away never loses a change and never fails a search (docs/typesense.md): an outage
  * queues every change and drains it in order when Typesense is back; refused import lines are
  * retried; a restart resumes a non-empty outbox; shutdown flushes what it can; the health
  * endpoint tells each state.

@@ -1,5 +1,5 @@
 /**
- * `POST /api/search/reindex` with Typesense (decisions.md, "Search"): the embedded index is
+ * `POST /api/search/reindex` with Typesense (docs/decisions.md, "Search"): the embedded index is
  * rebuilt, fresh versioned collections are filled and the aliases swapped, so searches keep
  * answering throughout; the old collections go. Collections created on first use, a collection
  * dropped by hand, and a reindex asked for while Typesense is away are covered too.

@@ -1,7 +1,7 @@
 /**
- * Searches through Typesense keep the contract of the embedded engine (decisions.md, "Search"):
- * on one small fixed corpus both engines return the same stories in the same order for every
- * sort without relevance, every filter and page, the same authors for every author sort, and
+ * Searches through Typesense keep the contract of the embedded engine (docs/decisions.md,
+ * "Search"): on one small fixed corpus both engines return the same stories in the same order for
+ * every sort without relevance, every filter and page, the same authors for every author sort, and
  * snippets built the same way, escaped by the service itself. The results go through the same
  * TypeBox schema the route declares.
  */

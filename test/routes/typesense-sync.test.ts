@@ -1,8 +1,8 @@
 /**
- * With Typesense configured, every change reaches it exactly as the tables say (issue 6, "Done
- * when"): direct changes to stories and authors, the indirect ones (renames of authors, series
- * and tags, tag deletion, links), and the attributes only Typesense's documents carry (rating,
- * cover, volume). Without TYPESENSE_URL nothing is queued at all.
+ * With Typesense configured, every change reaches it exactly as the tables say
+ * (docs/typesense.md): direct changes to stories and authors, the indirect ones (renames of
+ * authors, series and tags, tag deletion, links), and the attributes only Typesense's documents
+ * carry (rating, cover, volume). Without TYPESENSE_URL nothing is queued at all.
  */
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';

@@ -5,7 +5,7 @@ import { createAuthor, createSeries, createStory } from '../helpers/factories.js
 import { multipart } from '../helpers/multipart.js';
 
 /**
- * docs/decisions.md "Validation": one 400 names every offending field of a body, whether the
+ * docs/decisions.md, "Validation": one 400 names every offending field of a body, whether the
  * schema or a service rule (blank name, both forms of a link, unknown id) refused it, and
  * nothing is written.
  */

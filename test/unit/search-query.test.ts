@@ -5,7 +5,7 @@ import { buildSnippet, escapeHtml } from '../../src/search/snippet.js';
 import { foldSuggestion, suggestionKeys, SUGGESTION_KEY_MAX } from '../../src/search/suggestions.js';
 import { foldedWords, foldWord } from '../../src/search/text.js';
 
-/** User text that must never reach FTS5 as syntax (issue 4, item 3). */
+/** User text that must never reach FTS5 as syntax (docs/decisions.md, "Search": no raw FTS syntax ever reaches SQLite). */
 const HOSTILE_QUERIES: readonly string[] = [
   '"',
   '""',

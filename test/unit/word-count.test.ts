@@ -1,6 +1,6 @@
 /**
- * `countWords` must count exactly what `Intl.Segmenter` counts (decisions.md, "Story HTML"); its
- * fast path for Latin prose is checked against the segmenter itself on random lines built from
+ * `countWords` must count exactly what `Intl.Segmenter` counts (docs/decisions.md, "Story HTML");
+ * its fast path for Latin prose is checked against the segmenter itself on random lines built from
  * every character that path knows, weighted towards the combinations the word-break rules treat
  * specially (letters and digits around `.`, `,`, `;`, `:`, apostrophes).
  */

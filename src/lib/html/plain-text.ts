@@ -1,6 +1,6 @@
 import { Parser } from 'htmlparser2';
 
-/** Elements that start and end a line in the plain-text form (decisions.md, "Story HTML"). */
+/** Elements that start and end a line in the plain-text form (docs/decisions.md, "Story HTML"). */
 const BLOCK_TAGS = new Set([
   'p', 'div', 'br', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'tr', 'pre', 'hr',
   'ul', 'ol', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'caption', 'figure', 'figcaption',

@@ -1,7 +1,7 @@
 /**
  * The one definition of what story HTML may contain. The sanitizer is built from it and
  * `GET /api/config/html-sanitization` returns it, so clients and server can never disagree
- * (decisions.md, "Story HTML"). In the attribute maps the key `*` means every tag.
+ * (docs/decisions.md, "Story HTML"). In the attribute maps the key `*` means every tag.
  */
 export const SANITIZATION_POLICY = Object.freeze({
   allowedTags: Object.freeze([

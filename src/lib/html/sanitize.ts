@@ -11,7 +11,7 @@ const ABSOLUTE_HTTP = /^https?:\/\//i;
 /**
  * An absolute http(s) URL, or one of this service's own images: the images route followed by a
  * path the image path guard accepts (`covers/<name>.<ext>`, `avatars/...`), so no `..`, `%2e%2e`
- * or backslash can point the browser at another same-origin path (decisions.md, "Story HTML").
+ * or backslash can point the browser at another same-origin path (docs/decisions.md, "Story HTML").
  */
 function isAllowedImageSource(src: string): boolean {
   const trimmed = src.trim();
@@ -131,8 +131,8 @@ function withoutDroppedElements(html: string): string {
 }
 
 /**
- * Sanitizes story HTML with the one policy (decisions.md, "Story HTML"): never rejects, only
- * strips. An element that hides its content and is never closed ends at the next tag
+ * Sanitizes story HTML with the one policy (docs/decisions.md, "Story HTML"): never rejects,
+ * only strips. An element that hides its content and is never closed ends at the next tag
  * ({@link closeUnclosedElements}), so it cannot swallow the rest of the story. A document nested deeper than {@link MAX_NESTING} elements keeps its text and loses all
  * its markup (dropped elements and then every tag cut out by linear scans before the sanitizer
  * sees it), so no body can stall the service.

@@ -10,7 +10,7 @@ export interface StoryText {
 
 /**
  * Everything stored for a story body: the sanitized HTML, its plain text and word count.
- * Absent, null or empty HTML is stored as null with 0 words (decisions.md, "Story HTML").
+ * Absent, null or empty HTML is stored as null with 0 words (docs/decisions.md, "Story HTML").
  */
 export function deriveStoryText(rawHtml: string | null | undefined): StoryText {
   if (rawHtml === undefined || rawHtml === null || rawHtml === '') {

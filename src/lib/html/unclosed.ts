@@ -77,7 +77,8 @@ function read(html: string, from: number): Reading {
  * The document with an end tag added to every element that hides its content (script, style,
  * textarea, title, noscript... see {@link HIDING}) and is never closed: it ends where the next
  * tag starts, so `<p>One.</p><style>p{}<p>Two.</p>` keeps `<p>Two.</p>` instead of losing the
- * rest of the story into the element (decisions.md, "Story HTML: unclosed elements").
+ * rest of the story into the element (docs/decisions.md, "Story HTML: unclosed elements and
+ * image sources").
  *
  * Linear: a raw-text element (script, style...) left open makes the parser read everything after
  * it as text, so the document is read in segments, each from where the last one's raw-text

@@ -2,7 +2,7 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 /**
  * Counts the word-like segments of plain text exactly as `Intl.Segmenter` (word granularity)
- * does (decisions.md), so "Hello, world!" is 2 and CJK text counts by its words.
+ * does (docs/decisions.md, "Story HTML"), so "Hello, world!" is 2 and CJK text counts by its words.
  *
  * The segmenter costs ~2 ms for a 1,500-word story, a quarter of a create's CPU, mostly in the
  * object it builds per segment. Lines written only in Latin letters, digits and common
