@@ -68,7 +68,7 @@ export function shapedStatementCount(client: Database.Database): number {
 }
 
 /**
- * Resolves the filter names to ids by their fold (decisions.md, "Name keys"). Null when the filter can match no
+ * Resolves the filter names to ids by their fold (docs/decisions.md, "Name keys (case folding)"). Null when the filter can match no
  * story: none of the listed authors exists, or one of the listed tags does not.
  */
 function resolveFilter(client: Database.Database, request: StorySearchRequest): SearchFilter | null {

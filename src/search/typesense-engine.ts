@@ -252,8 +252,8 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   /**
-   * The tag filter with each name replaced by the stored name of the tag it folds to (decisions.md,
-   * "Name keys"): documents carry stored names, which are as unique as the fold keys, so "STRASSE"
+   * The tag filter with each name replaced by the stored name of the tag it folds to (docs/decisions.md,
+   * "Name keys (case folding)"): documents carry stored names, which are as unique as the fold keys, so "STRASSE"
    * finds the tag stored as "straße". A name no tag has is left as it is and matches nothing.
    */
   private withStoredTagNames(request: StorySearchRequest): StorySearchRequest {

@@ -37,7 +37,7 @@ export function listStoriesByAuthor(db: Db, authorId: string, query: StoryListQu
   return storyPage(db, { kind: 'author', authorId }, query);
 }
 
-/** `GET /api/stories/tags/{tagName}`: the name matched by its fold (decisions.md, "Name keys"); 404 when unknown. */
+/** `GET /api/stories/tags/{tagName}`: the name matched by its fold (docs/decisions.md, "Name keys (case folding)"); 404 when unknown. */
 export function listStoriesByTag(db: Db, tagName: string, query: StoryListQuery): JsonBytes {
   const tag = findTagByName(db, tagName);
   if (tag === undefined) throw new NotFound(`Tag not found with name: ${tagName.trim()}`);

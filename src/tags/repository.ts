@@ -20,7 +20,7 @@ export function findTagById(db: DbOrTx, id: string): TagRow | undefined {
   return db.select().from(tags).where(eq(tags.id, id)).get();
 }
 
-/** The tag whose name folds like `name` (decisions.md, "Name keys"). */
+/** The tag whose name folds like `name` (docs/decisions.md, "Name keys (case folding)"). */
 export function findTagByName(db: DbOrTx, name: string): TagRow | undefined {
   return db.select().from(tags).where(eq(tags.nameKey, nameKey(name))).get();
 }

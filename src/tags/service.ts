@@ -38,7 +38,7 @@ export function listTags(db: Db, query: TagListQuery | TagSearchQuery): PageOf<T
   return toPage(rows.map(presentTag), total, query);
 }
 
-/** Creates a tag; a name that folds like another tag's (decisions.md, "Name keys") is a 409. */
+/** Creates a tag; a name that folds like another tag's (docs/decisions.md, "Name keys (case folding)") is a 409. */
 export function createTag(db: Db, rawName: string): TagDto {
   const name = cleanTagName(rawName);
   return writeTransaction(db, (tx) => {

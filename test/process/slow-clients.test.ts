@@ -2,7 +2,7 @@
  * Slow and silent clients against the real server process, over real sockets: a request whose
  * headers or body stop arriving is answered 408 in the `{error}` shape and its connection
  * closed once REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS have passed (docs/decisions.md,
- * "Running the service: timeouts and logs"), while a slow body that keeps coming still gets its
+ * "Running the service: timeouts, Node version, start-up and logs"), while a slow body that keeps coming still gets its
  * answer. Short timeouts from the environment keep the test to seconds.
  */
 import net from 'node:net';

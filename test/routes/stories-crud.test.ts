@@ -43,7 +43,7 @@ t.test('create returns 201 with every StoryDto field, and GET returns the same s
   t.equal(res.statusCode, 201);
   const story = res.json() as Story;
   t.ok(isStoryDto(story), `matches StoryDto ${JSON.stringify(isStoryDto.errors)}`);
-  t.same(Object.keys(story).sort(), Object.keys(StoryDto.properties).sort(), 'exactly the fields of spec 2.1');
+  t.same(Object.keys(story).sort(), Object.keys(StoryDto.properties).sort(), 'exactly the fields of the Story DTO (docs/api.md)');
   t.match(story.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a lowercase UUID v4');
   t.equal(story.title, 'The Long Night', 'title trimmed');
   t.equal(story.summary, 'A summary <b>kept as given</b>', 'summary stored as given');

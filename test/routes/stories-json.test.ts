@@ -111,7 +111,7 @@ t.test('every story route answers exactly a StoryDto, whatever the strings hold'
   checkDto(t, (await ctx.del(`/api/stories/${bare.id}/tags/${early.id}`)).json(), 'remove tag');
 });
 
-t.test('lists show exactly what GET /stories/{id} shows, in the envelope of spec 2.6', async (t) => {
+t.test('lists show exactly what GET /stories/{id} shows, in the list envelope (docs/api.md, "Lists and paging")', async (t) => {
   const ctx = await buildTestApp(t);
   const author = (await createStory(ctx, { authorName: 'Lister', seriesName: 'Saga', volume: 1, rating: 4, tagNames: ['b', 'a'] })) as unknown as { authorId: string; seriesId: string };
   for (let i = 0; i < 4; i += 1) await createStory(ctx, { authorName: 'Lister', seriesName: 'Saga', volume: i + 2, rating: 5, contentHtml: `<p>body "${i}"</p>`, tagNames: ['a'] });

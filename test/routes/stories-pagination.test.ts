@@ -15,7 +15,7 @@ async function page(ctx: TestContext, query: string) {
   return res.json();
 }
 
-t.test('envelope arithmetic of spec 2.6 / decisions.md', async (t) => {
+t.test('envelope arithmetic of docs/decisions.md, "Lists and pagination"', async (t) => {
   const ctx = await buildTestApp(t);
   for (let i = 0; i < 5; i += 1) await createStory(ctx, { tagNames: [`t${i % 2}`], authorName: 'Paged Author' });
 

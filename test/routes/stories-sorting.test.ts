@@ -115,7 +115,7 @@ t.test('default order is createdAt desc; sortDir alone applies to createdAt; def
   const ids = async (query: string) => ((await ctx.get(`/api/stories${query}`)).json().content as Story[]).map((s) => s.id);
   t.same(await ids(''), expectedOrder(list, 'createdAt', 'desc'));
   t.same(await ids('?sortDir=asc'), expectedOrder(list, 'createdAt', 'asc'));
-  t.same(await ids('?sortBy=title'), expectedOrder(list, 'title', 'desc'), 'spec 8: sortDir defaults to desc');
+  t.same(await ids('?sortBy=title'), expectedOrder(list, 'title', 'desc'), 'sortDir defaults to desc (docs/api.md, "Sorting")');
   t.same(await ids('?sortBy=rating&sortDir=Asc'), expectedOrder(list, 'rating', 'asc'), 'sortDir is case-insensitive');
 });
 

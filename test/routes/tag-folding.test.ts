@@ -1,6 +1,6 @@
 /**
- * Tag names are unique, and found, by the full case fold of src/lib/names.ts (decisions.md,
- * "Name keys (case folding)"): the display name stays the stored lowercased name (spec 2.4),
+ * Tag names are unique, and found, by the full case fold of src/lib/names.ts (docs/decisions.md,
+ * "Name keys (case folding)"): the display name stays the stored lowercased name (docs/decisions.md, "Shapes and values"),
  * every lookup goes through the fold key.
  */
 import path from 'node:path';

@@ -2,7 +2,7 @@
  * package.json's `engines.node` must not promise a Node version that a runtime dependency
  * refuses (docs/decisions.md, "Running the service"): its lower bound is at least every
  * `>=x.y.z` lower bound in the installed, non-dev dependency tree, except the one exception
- * that decisions.md documents (`cookie@2` declares ≥ 22 and works on 20.19).
+ * that docs/decisions.md, "Running the service: timeouts, Node version, start-up and logs" documents (`cookie@2` declares ≥ 22 and works on 20.19).
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
