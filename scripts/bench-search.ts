@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
-import { buildMatchQuery } from '../src/search/query.js';
+import { buildMatchQuery } from '../src/search/text/query.js';
 import type { SearchEngine, StorySearchRequest } from '../src/search/engine.js';
 import { DEFAULT_SEED, seedLibrary, SyntheticLibrary } from './lib/synthetic-library.js';
 

@@ -1,5 +1,5 @@
 import { LruCache } from '../lib/lru.js';
-import { sqliteClient } from '../search/sqlite-client.js';
+import { sqliteClient } from './sqlite-client.js';
 import type { DbOrTx } from './transaction.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import { syncSearchDocuments } from '../search/sync.js';
+import { syncSearchDocuments } from '../search/embedded/sync.js';
 
 /** The transaction object Drizzle hands to `db.transaction()` callbacks. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];

@@ -12,7 +12,7 @@ import type { DbOrTx } from '../db/transaction.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
-import type { SearchChanges } from './sync.js';
+import type { SearchChanges } from './embedded/sync.js';
 
 export interface StorySearchRequest {
   /** The user's text; `*` or blank matches everything. */

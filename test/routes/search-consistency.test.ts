@@ -6,9 +6,9 @@
 import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createStory, createTag, type CreatedStory } from '../helpers/factories.js';
-import { foldedWords } from '../../src/search/text.js';
-import { foldSuggestion } from '../../src/search/suggestions.js';
-import { rebuildSearchIndex, RebuildInterrupted } from '../../src/search/rebuild.js';
+import { foldedWords } from '../../src/search/text/words.js';
+import { foldSuggestion } from '../../src/search/embedded/suggestions.js';
+import { rebuildSearchIndex, RebuildInterrupted } from '../../src/search/embedded/rebuild.js';
 
 type Rows = { doc: number; col: string; term: string }[];
 

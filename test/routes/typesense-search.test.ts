@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import { createAuthor, createStory } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
 import { buildTypesenseApp, drained, STORIES, type TypesenseContext } from '../helpers/fake-typesense/app.js';
-import { EmbeddedSearchEngine } from '../../src/search/fts5.js';
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
 import type { AuthorSearchRequest, StorySearchRequest } from '../../src/search/engine.js';
 import { AuthorSearchResult, StorySearchResult } from '../../src/schemas/search.js';
 

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
-import { searchStories } from '../../src/search/fts5-stories.js';
+import { searchStories } from '../../src/search/embedded/stories.js';
 import type { StorySearchRequest } from '../../src/search/engine.js';
 import { STORY_SEARCH_SORT_KEYS } from '../../src/schemas/search.js';
 

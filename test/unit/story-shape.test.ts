@@ -25,10 +25,10 @@ import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { fileUpload } from '../helpers/multipart.js';
 import * as img from '../helpers/images.js';
 import { DATABASE_FILE_NAME, openDatabase, type Db } from '../../src/db/open.js';
-import { installOutboxTriggers } from '../../src/search/outbox.js';
-import { syncSearchDocuments } from '../../src/search/sync.js';
-import { readStoryDocuments } from '../../src/search/typesense-documents.js';
-import { collectionSchema } from '../../src/search/typesense-schema.js';
+import { installOutboxTriggers } from '../../src/search/typesense/outbox.js';
+import { syncSearchDocuments } from '../../src/search/embedded/sync.js';
+import { readStoryDocuments } from '../../src/search/typesense/documents.js';
+import { collectionSchema } from '../../src/search/typesense/schema.js';
 
 /** Every story column and the API field that shows it. Must list exactly the table's columns. */
 const FIELD_OF_COLUMN: Record<string, string> = {

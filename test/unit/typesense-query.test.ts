@@ -4,10 +4,10 @@
  * (escaped here, never trusting the markup).
  */
 import t from 'tap';
-import { backoffMs, BACKOFF_CAP_MS } from '../../src/search/outbox.js';
-import { parseImportAnswer } from '../../src/search/typesense-client.js';
-import { authorSearchPlan, MATCHES_NOTHING, NOT_EXPRESSIBLE, storySearchPlan } from '../../src/search/typesense-query.js';
-import { highlightTags, segmentsOf, snippetFromHighlights } from '../../src/search/typesense-snippet.js';
+import { backoffMs, BACKOFF_CAP_MS } from '../../src/search/typesense/outbox.js';
+import { parseImportAnswer } from '../../src/search/typesense/client.js';
+import { authorSearchPlan, MATCHES_NOTHING, NOT_EXPRESSIBLE, storySearchPlan } from '../../src/search/typesense/query.js';
+import { highlightTags, segmentsOf, snippetFromHighlights } from '../../src/search/typesense/snippet.js';
 
 const tags = highlightTags('test');
 

@@ -17,8 +17,8 @@
  * Relevance is bm25 over FTS5's columns (weights in the migration), so it is only ever computed
  * with FTS5 as the outer loop; ties are broken by seq.
  */
-import type { SortDirection } from '../lib/pagination.js';
-import type { StorySearchSortKey } from '../schemas/search.js';
+import type { SortDirection } from '../../lib/pagination.js';
+import type { StorySearchSortKey } from '../../schemas/search.js';
 
 /** Largest driving set walked row by row; above it, filters become sets. */
 export const PROBE_LIMIT = 10_000;

@@ -12,16 +12,16 @@
  *   library's default order (newest first);
  * - 0-based pages become Typesense's 1-based ones.
  */
-import { nameKey, tagNameKey } from '../lib/names.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
-import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from './engine.js';
-import { parseQuery, type ParsedQuery } from './query.js';
-import { foldedWords } from './text.js';
-import type { SearchParameters, TypesenseSearchResult } from './typesense-client.js';
-import type { AuthorDocument, StoryDocument } from './typesense-schema.js';
-import { snippetFromHighlights, type HighlightTags } from './typesense-snippet.js';
-import { containsPhrase } from './suggestions.js';
+import { nameKey, tagNameKey } from '../../lib/names.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
+import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from '../engine.js';
+import { parseQuery, type ParsedQuery } from '../text/query.js';
+import { foldedWords } from '../text/words.js';
+import type { SearchParameters, TypesenseSearchResult } from './client.js';
+import type { AuthorDocument, StoryDocument } from './schema.js';
+import { snippetFromHighlights, type HighlightTags } from './snippet.js';
+import { containsPhrase } from '../embedded/suggestions.js';
 
 /** Query fields and weights, in the embedded engine's order (title, names, summary/description, body). */
 const STORY_QUERY_BY = ['title', 'authorName', 'seriesName', 'tagNames', 'summary', 'description', 'contentPlain'];

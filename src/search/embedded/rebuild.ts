@@ -13,10 +13,10 @@
  * thousand pages per transaction, as `optimize` would in one.
  */
 import type Database from 'better-sqlite3';
-import { ServiceUnavailable } from '../errors.js';
-import type { Db } from '../db/open.js';
-import type { Tx } from '../db/transaction.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
+import { ServiceUnavailable } from '../../errors.js';
+import type { Db } from '../../db/open.js';
+import type { Tx } from '../../db/transaction.js';
+import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
 import { clearSuggestions } from './suggestions.js';
 import { rebuildDirty } from './sync.js';
 

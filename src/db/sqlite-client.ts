@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DbOrTx } from '../db/transaction.js';
+import type { DbOrTx } from './transaction.js';
 
 /**
  * The better-sqlite3 connection under a Drizzle database or transaction. The search code runs

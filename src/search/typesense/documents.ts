@@ -5,11 +5,11 @@
  * order, come from subqueries, so a batch of 100 costs one read.
  */
 import type Database from 'better-sqlite3';
-import type { DbOrTx } from '../db/transaction.js';
-import type { StoryHitRow } from './present.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
-import { codePoints } from './text.js';
-import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './typesense-schema.js';
+import type { DbOrTx } from '../../db/transaction.js';
+import type { StoryHitRow } from '../present.js';
+import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
+import { codePoints } from '../text/words.js';
+import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './schema.js';
 
 /** The search hit's columns (./present.ts), with everything a Typesense story document adds. */
 interface StoryRow extends StoryHitRow {

@@ -5,17 +5,17 @@
  * builds their snippets.
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../db/open.js';
-import { LruCache } from '../lib/lru.js';
-import { nameKey, tagNameKey } from '../lib/names.js';
-import type { SortDirection } from '../lib/pagination.js';
-import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
-import type { SearchPage, StorySearchRequest } from './engine.js';
-import { presentStoryHit, type StoryHitRow } from './present.js';
-import { parseQuery, type ParsedQuery } from './query.js';
+import type { Db } from '../../db/open.js';
+import { LruCache } from '../../lib/lru.js';
+import { nameKey, tagNameKey } from '../../lib/names.js';
+import type { SortDirection } from '../../lib/pagination.js';
+import type { StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
+import type { SearchPage, StorySearchRequest } from '../engine.js';
+import { presentStoryHit, type StoryHitRow } from '../present.js';
+import { parseQuery, type ParsedQuery } from '../text/query.js';
 import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
+import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
 
 const ROW_COLUMNS = `s.seq, s.id, s.title, s.summary, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId,
   se.name AS seriesName, s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,

@@ -14,8 +14,8 @@
  * texts whose first word matched, then shorter texts. Names used by no story are not suggested.
  */
 import type Database from 'better-sqlite3';
-import { statementCache } from './sqlite-client.js';
-import { codePoints, foldedWords } from './text.js';
+import { statementCache } from '../../db/sqlite-client.js';
+import { codePoints, foldedWords } from '../text/words.js';
 
 /** Longest indexed prefix; a longer query word is looked up by its first 10 characters and checked. */
 export const SUGGESTION_KEY_MAX = 10;

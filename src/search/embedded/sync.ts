@@ -13,9 +13,9 @@
  * index change together: they can never disagree.
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
+import type { Db } from '../../db/open.js';
+import type { DbOrTx } from '../../db/transaction.js';
+import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
 import { putSuggestion, type SuggestionKind } from './suggestions.js';
 
 /** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */

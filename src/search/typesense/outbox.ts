@@ -12,10 +12,10 @@
  * - A row Typesense refused gets an exponential backoff with jitter ({@link backoffMs}).
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
-import type { SearchChanges } from './sync.js';
+import type { Db } from '../../db/open.js';
+import type { DbOrTx } from '../../db/transaction.js';
+import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
+import type { SearchChanges } from '../embedded/sync.js';
 
 export type OutboxKind = 'story' | 'author';
 

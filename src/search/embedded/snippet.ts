@@ -17,7 +17,7 @@
  * megabyte-long stories costs what a page of ordinary ones does (docs/decisions.md, "Search:
  * bounded snippets and statement caches").
  */
-import { codePointBoundary, foldWord, hasWord } from './text.js';
+import { codePointBoundary, foldWord, hasWord } from '../text/words.js';
 
 /** Excerpt length, shared with the Typesense engine's cut (./typesense-snippet.ts). */
 const EXCERPT_CHARS = 200;

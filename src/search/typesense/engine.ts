@@ -16,15 +16,15 @@
  *   Typesense collections and swaps the aliases (./typesense-reindex.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { TypesenseConfig } from '../config.js';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
-import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
+import type { TypesenseConfig } from '../../config.js';
+import type { Db } from '../../db/open.js';
+import type { DbOrTx } from '../../db/transaction.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
+import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from '../engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
-import type { SearchChanges } from './sync.js';
-import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './typesense-client.js';
+import type { SearchChanges } from '../embedded/sync.js';
+import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './client.js';
 import {
   authorSearchPage,
   authorSearchPlan,
@@ -34,10 +34,10 @@ import {
   storySearchPlan,
   suggestionParameters,
   suggestionsFrom,
-} from './typesense-query.js';
-import { rebuildCollections } from './typesense-reindex.js';
-import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './typesense-schema.js';
-import { highlightTags } from './typesense-snippet.js';
+} from './query.js';
+import { rebuildCollections } from './reindex.js';
+import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './schema.js';
+import { highlightTags } from './snippet.js';
 import { OutboxWorker, type WorkerOptions } from './worker.js';
 
 export interface TypesenseEngineOptions {

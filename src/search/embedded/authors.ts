@@ -6,14 +6,14 @@
  * other author list.
  */
 import { count, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/open.js';
-import { authors } from '../db/schema.js';
-import { findAuthorUrls } from '../authors/repository.js';
-import { presentAuthor } from '../authors/present.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { AuthorSearchSortKey } from '../schemas/search.js';
-import type { AuthorSearchRequest, SearchPage } from './engine.js';
-import { parseQuery } from './query.js';
+import type { Db } from '../../db/open.js';
+import { authors } from '../../db/schema.js';
+import { findAuthorUrls } from '../../authors/repository.js';
+import { presentAuthor } from '../../authors/present.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { AuthorSearchSortKey } from '../../schemas/search.js';
+import type { AuthorSearchRequest, SearchPage } from '../engine.js';
+import { parseQuery } from '../text/query.js';
 
 const SORT_KEYS: Record<AuthorSearchSortKey, SQL> = {
   name: sql`${authors.nameKey}`,

@@ -17,11 +17,11 @@
  * retried with backoff like any other change. A failure before step 3 drops the new collections.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/open.js';
+import type { Db } from '../../db/open.js';
 import { enqueueChanges } from './outbox.js';
-import { describeError, type TypesenseGateway } from './typesense-client.js';
-import { authorDocumentPage, storyDocumentPage } from './typesense-documents.js';
-import { aliasName, collectionName, collectionSchema, COLLECTION_KINDS, isOwnCollection, type CollectionKind } from './typesense-schema.js';
+import { describeError, type TypesenseGateway } from './client.js';
+import { authorDocumentPage, storyDocumentPage } from './documents.js';
+import { aliasName, collectionName, collectionSchema, COLLECTION_KINDS, isOwnCollection, type CollectionKind } from './schema.js';
 
 /** Documents per import request during a rebuild. */
 const PAGE_SIZE = 200;

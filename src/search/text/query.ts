@@ -10,7 +10,7 @@
  * a shorter prefix would merge the doclists of most of the vocabulary (over a second at 100k
  * stories; docs/performance.md). Search-as-you-type belongs to the suggestions endpoint.
  */
-import { codePoints, foldedWords, hasWord } from './text.js';
+import { codePoints, foldedWords, hasWord } from './words.js';
 
 /** Shortest last word that is expanded as a prefix. */
 export const MIN_PREFIX_LENGTH = 3;
