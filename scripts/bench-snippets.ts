@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { buildMatchQuery } from '../src/search/text/query.js';
-import { sqliteClient } from '../src/db/sqlite-client.js';
+import { sqliteClient } from '../src/db/statements.js';
 
 const STORIES = 10;
 const BODY_BYTES = 4 * 1024 * 1024;

@@ -1,11 +1,5 @@
-import type { Db } from './open.js';
+import type { Db, Tx } from './open.js';
 import { syncSearchDocuments } from '../search/embedded/sync.js';
-
-/** The transaction object Drizzle hands to `db.transaction()` callbacks. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-
-/** A Drizzle database or an open transaction: repository functions take either. */
-export type DbOrTx = Db | Tx;
 
 /**
  * Runs one write as a single SQLite transaction and, before it commits, brings the search

@@ -8,7 +8,7 @@
  * what changed, inside the same transaction, so a second engine can queue the same changes
  * (an outbox row) atomically with the write.
  */
-import type { DbOrTx } from '../db/transaction.js';
+import type { DbOrTx } from '../db/open.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { prepared } from '../db/prepared.js';
-import type { DbOrTx } from '../db/transaction.js';
+import { defineStatements } from '../db/statements.js';
+import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
 import { likeContains, likePrefix } from '../lib/names.js';
@@ -98,6 +98,14 @@ export function tagStats(db: DbOrTx): { totalTags: number; usedTags: number; unu
   return { totalTags, usedTags, unusedTags: totalTags - usedTags };
 }
 
+const byNames = defineStatements((db: DbOrTx) =>
+  db
+    .select()
+    .from(tags)
+    .where(sql`${tags.name} IN (SELECT value FROM json_each(${sql.placeholder('names')}))`)
+    .prepare(),
+);
+
 /**
  * Finds each named tag (names already cleaned and lowercased) or creates it, returning rows in
  * the order given with duplicates removed. Used by story create/update (`tagNames`).
@@ -105,13 +113,7 @@ export function tagStats(db: DbOrTx): { totalTags: number; usedTags: number; unu
 export function findOrCreateTags(db: DbOrTx, names: readonly string[]): TagRow[] {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];
-  const existing = prepared(db, 'tags:byNames', () =>
-    db
-      .select()
-      .from(tags)
-      .where(sql`${tags.name} IN (SELECT value FROM json_each(${sql.placeholder('names')}))`)
-      .prepare(),
-  ).all({ names: JSON.stringify(unique) });
+  const existing = byNames(db).all({ names: JSON.stringify(unique) });
   const byName = new Map(existing.map((row) => [row.name, row]));
   return unique.map((name) => byName.get(name) ?? insertTag(db, name));
 }

@@ -3,7 +3,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 import { STORY_SEARCH_SORT_KEYS } from '../../src/schemas/search.js';
 import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/search/embedded/stories.js';
-import { sqliteClient } from '../../src/db/sqlite-client.js';
+import { sqliteClient } from '../../src/db/statements.js';
 
 const TAGS = Array.from({ length: 30 }, (_, i) => `shape${String(i).padStart(2, '0')}`);
 

@@ -4,14 +4,13 @@
  * this class only answers queries, rebuilds, and reports health.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/open.js';
-import type { DbOrTx } from '../../db/transaction.js';
+import type { Db, DbOrTx } from '../../db/open.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
 import type { AuthorSearchRequest, SearchEngine, SearchPage, StorySearchRequest } from '../engine.js';
 import { searchAuthors } from './authors.js';
 import { searchStories } from './stories.js';
-import { sqliteClient } from '../../db/sqlite-client.js';
+import { sqliteClient } from '../../db/statements.js';
 import { suggest } from './suggestions.js';
 import { rebuildSearchIndex } from './rebuild.js';
 import type { SearchChanges } from './sync.js';

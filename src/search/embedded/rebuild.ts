@@ -14,9 +14,8 @@
  */
 import type Database from 'better-sqlite3';
 import { ServiceUnavailable } from '../../errors.js';
-import type { Db } from '../../db/open.js';
-import type { Tx } from '../../db/transaction.js';
-import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
+import type { Db, Tx } from '../../db/open.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { clearSuggestions } from './suggestions.js';
 import { rebuildDirty } from './sync.js';
 
@@ -45,7 +44,7 @@ const SOURCES = [
 
 type Key = number | string;
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   // Per source: the next batch's last key and size, then marking that batch for the sync step.
   // (Not INSERT ... RETURNING: a row already marked would be left out and end the walk early.)
   batches: SOURCES.map(({ table, key, mark }) => ({

@@ -6,7 +6,6 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from '../../db/open.js';
-import { LruCache } from '../../lib/lru.js';
 import { nameKey, tagNameKey } from '../../lib/names.js';
 import type { SortDirection } from '../../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
@@ -15,13 +14,13 @@ import { presentStoryHit, type StoryHitRow } from '../present.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
 import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
-import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
+import { defineStatements, defineStatementShapes, sqliteClient } from '../../db/statements.js';
 
 const ROW_COLUMNS = `s.seq, s.id, s.title, s.summary, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId,
   se.name AS seriesName, s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
   s.created_at AS createdAt, s.updated_at AS updatedAt`;
 
-const fixedStatements = statementCache((client: Database.Database) => ({
+const fixedStatements = defineStatements((client: Database.Database) => ({
   authors: client.prepare<[string], { id: string; storyCount: number }>(
     'SELECT id, story_count AS storyCount FROM authors WHERE name_key IN (SELECT value FROM json_each(?))',
   ),
@@ -56,15 +55,15 @@ const fixedStatements = statementCache((client: Database.Database) => ({
 export const SHAPED_STATEMENTS_MAX = 256;
 
 /** Statements whose text depends on the filters and sort, prepared once per shape (LRU-bounded). */
-const shapedStatements = statementCache(() => new LruCache<string, Database.Statement>(SHAPED_STATEMENTS_MAX));
+const shapedStatements = defineStatementShapes<Database.Statement>(SHAPED_STATEMENTS_MAX);
 
 function shaped(client: Database.Database, sqlText: string): Database.Statement {
-  return shapedStatements(client).getOrCreate(sqlText, () => client.prepare(sqlText));
+  return shapedStatements(client, sqlText, () => client.prepare(sqlText));
 }
 
 /** How many shaped statements the connection keeps now (for tests and diagnostics). */
 export function shapedStatementCount(client: Database.Database): number {
-  return shapedStatements(client).size;
+  return shapedStatements.count(client);
 }
 
 /**

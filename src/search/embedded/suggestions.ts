@@ -14,7 +14,7 @@
  * texts whose first word matched, then shorter texts. Names used by no story are not suggested.
  */
 import type Database from 'better-sqlite3';
-import { statementCache } from '../../db/sqlite-client.js';
+import { defineStatements } from '../../db/statements.js';
 import { codePoints, foldedWords } from '../text/words.js';
 
 /** Longest indexed prefix; a longer query word is looked up by its first 10 characters and checked. */
@@ -48,7 +48,7 @@ interface StoredSuggestion {
   weight: number;
 }
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   find: client.prepare<[string, number | string], StoredSuggestion>(
     'SELECT id, text, folded, weight FROM search_suggestions WHERE kind = ? AND ref = ?',
   ),

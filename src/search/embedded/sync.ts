@@ -13,9 +13,8 @@
  * index change together: they can never disagree.
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../../db/open.js';
-import type { DbOrTx } from '../../db/transaction.js';
-import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
+import type { Db, DbOrTx } from '../../db/open.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { putSuggestion, type SuggestionKind } from './suggestions.js';
 
 /** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */
@@ -47,7 +46,7 @@ export function onSearchChanges(db: Db, listener: SearchChangeListener): () => v
 const DIRTY_STORIES = `SELECT ref FROM search_dirty WHERE kind = 'story'`;
 const DIRTY_AUTHORS = `SELECT ref FROM search_dirty WHERE kind = 'author'`;
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   anyDirty: client.prepare('SELECT 1 FROM search_dirty LIMIT 1').pluck(),
   dirty: client.prepare<[], { kind: string; ref: number | string; uid: string }>('SELECT kind, ref, uid FROM search_dirty'),
   clearDirty: client.prepare('DELETE FROM search_dirty'),

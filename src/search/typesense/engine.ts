@@ -17,8 +17,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { TypesenseConfig } from '../../config.js';
-import type { Db } from '../../db/open.js';
-import type { DbOrTx } from '../../db/transaction.js';
+import type { Db, DbOrTx } from '../../db/open.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
 import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from '../engine.js';

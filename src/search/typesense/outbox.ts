@@ -12,9 +12,8 @@
  * - A row Typesense refused gets an exponential backoff with jitter ({@link backoffMs}).
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../../db/open.js';
-import type { DbOrTx } from '../../db/transaction.js';
-import { sqliteClient, statementCache } from '../../db/sqlite-client.js';
+import type { Db, DbOrTx } from '../../db/open.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
 import type { SearchChanges } from '../embedded/sync.js';
 
 export type OutboxKind = 'story' | 'author';
@@ -42,7 +41,7 @@ export function backoffMs(attempts: number, random: () => number = Math.random):
   return Math.round(delay / 2 + random() * (delay / 2));
 }
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   enqueue: client.prepare<{ kind: OutboxKind; entityId: string; now: number }>(
     `INSERT INTO search_outbox (kind, entity_id, enqueued_at, next_attempt_at) VALUES (@kind, @entityId, @now, @now)
      ON CONFLICT (kind, entity_id) DO UPDATE SET version = version + 1, next_attempt_at = excluded.next_attempt_at`,
