@@ -15,6 +15,7 @@
 import type Database from 'better-sqlite3';
 import { ServiceUnavailable } from '../../errors.js';
 import type { Db, Tx } from '../../db/open.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { clearSuggestions } from './suggestions.js';
 import { rebuildDirty } from './sync.js';
@@ -91,7 +92,7 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
   const step = async <T>(work: (tx: Tx) => T): Promise<T> => {
     await new Promise((resolve) => setImmediate(resolve));
     if (stopped()) throw new RebuildInterrupted();
-    return db.transaction(work, { behavior: 'immediate' });
+    return bookkeepingTransaction(db, work);
   };
   await step(() => {
     s.clearStoryDocs.run();

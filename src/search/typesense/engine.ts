@@ -18,6 +18,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { TypesenseConfig } from '../../config.js';
 import type { Db, DbOrTx } from '../../db/open.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
 import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from '../engine.js';
@@ -415,6 +416,6 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (entities.length === 0 || this.closed) return;
     const changes: SearchChanges = { stories: [], authors: [] };
     for (const { kind, id } of entities) (kind === 'story' ? changes.stories : changes.authors).push({ seq: 0, id });
-    this.db.transaction((tx) => enqueueChanges(tx, changes));
+    bookkeepingTransaction(this.db, (tx) => enqueueChanges(tx, changes));
   }
 }

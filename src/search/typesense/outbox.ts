@@ -14,6 +14,7 @@
 import type Database from 'better-sqlite3';
 import type { Db, DbOrTx } from '../../db/open.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
 import type { SearchChanges } from '../embedded/sync.js';
 
 export type OutboxKind = 'story' | 'author';
@@ -88,14 +89,13 @@ export interface DeliveryOutcome {
  * sent), refused rows get their attempt counted, the error kept and the next attempt pushed back.
  */
 export function recordOutcome(db: Db, outcome: DeliveryOutcome, now = Date.now(), random: () => number = Math.random): void {
-  const client = db.$client;
-  const s = statementsFor(client);
-  client.transaction(() => {
+  const s = statementsFor(db.$client);
+  bookkeepingTransaction(db, () => {
     for (const row of outcome.delivered) s.delivered.run(row.id, row.version);
     for (const { row, error } of outcome.failed) {
       s.failed.run({ id: row.id, version: row.version, error: error.slice(0, 1000), next: now + backoffMs(row.attempts + 1, random) });
     }
-  })();
+  });
 }
 
 /** How many changes wait for Typesense (the health endpoint's `pendingChanges`). */
