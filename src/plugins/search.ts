@@ -21,7 +21,7 @@ export const SHUTDOWN_FLUSH_MS = 5000;
 
 /**
  * The search engine (decisions.md, "Search"): the embedded SQLite FTS5 engine, always on, and
- * with TYPESENSE_URL set, Typesense in front of it (src/search/typesense-engine.ts), fed by the
+ * with TYPESENSE_URL set, Typesense in front of it (src/search/typesense/engine.ts), fed by the
  * outbox. The engine subscribes to every sync first; then whatever changed outside a write
  * transaction (rows that were in the library before the search migration, or written by a
  * script) is indexed, so the index, and with Typesense the outbox, start in step with the

@@ -255,7 +255,7 @@ t.test("an author's story count changes its suggestion rank, not its search docu
 });
 
 /**
- * src/search/rebuild.ts: a reindex runs in short transactions and gives other requests their
+ * src/search/embedded/rebuild.ts: a reindex runs in short transactions and gives other requests their
  * turn between them, so writes can land in the middle of it; the index must still end in step.
  */
 t.test('reindex runs in batches: other requests are answered meanwhile, and writes between batches are kept', async (t) => {
