@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { MAX_QUERY_PIECES, parseQuery } from '../../src/search/text/query.js';
-import { buildSnippet, escapeHtml } from '../../src/search/embedded/snippet.js';
+import { buildSnippet } from '../../src/search/embedded/snippet.js';
+import { escapeHtml } from '../../src/search/text/excerpt.js';
 import { foldSuggestion, suggestionKeys, SUGGESTION_KEY_MAX } from '../../src/search/embedded/suggestions.js';
 import { foldedWords, foldWord } from '../../src/search/text/words.js';
 

@@ -7,13 +7,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/open.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
-import type { AuthorSearchRequest, SearchEngine, SearchPage, StorySearchRequest } from '../engine.js';
-import { searchAuthors } from './authors.js';
-import { searchStories } from './stories.js';
+import { emptyPage, type AuthorSearchRequest, type SearchChanges, type SearchEngine, type SearchPage, type StorySearchRequest } from '../engine.js';
+import { findAuthors } from './authors.js';
+import { findStories } from './stories.js';
 import { sqliteClient } from '../../db/statements.js';
 import { suggest } from './suggestions.js';
 import { rebuildSearchIndex } from './rebuild.js';
-import type { SearchChanges } from './sync.js';
 
 /** An FTS5 error that slipped past the query builder: answered as "no match", never a 500. */
 function isFtsQueryError(error: unknown): boolean {
@@ -30,7 +29,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   ) {}
 
   async searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>> {
-    return this.guard(request.query, () => searchStories(this.db, request), { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 });
+    return this.guard(request.query, () => findStories(this.db, request), emptyPage(request));
   }
 
   async suggest(text: string, limit: number): Promise<string[]> {
@@ -38,7 +37,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   async searchAuthors(request: AuthorSearchRequest): Promise<SearchPage<AuthorDto>> {
-    return this.guard(request.query, () => searchAuthors(this.db, request), { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 });
+    return this.guard(request.query, () => findAuthors(this.db, request), emptyPage(request));
   }
 
   async reindex(): Promise<{ storiesCount: number }> {

@@ -9,7 +9,7 @@ import type { Db } from '../../db/open.js';
 import { nameKey, tagNameKey } from '../../lib/names.js';
 import type { SortDirection } from '../../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
-import type { SearchPage, StorySearchRequest } from '../engine.js';
+import { emptyPage, type SearchPage, type StorySearchRequest } from '../engine.js';
 import { presentStoryHit, type StoryHitRow } from '../present.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
 import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
@@ -177,17 +177,16 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
  * One page of story search results (see the file comment). A filter naming no existing
  * author, or a tag that does not exist, matches nothing; so does text with no searchable word.
  */
-export function searchStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): SearchPage<StorySearchDto> {
+export function findStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): SearchPage<StorySearchDto> {
   const client = sqliteClient(db);
-  const page = request.page ?? 0;
-  const size = request.size ?? 20;
-  const empty = { results: [], totalHits: 0, page, perPage: size };
+  const { page, size } = request;
+  const empty = emptyPage<StorySearchDto>(request);
   const parsed = parseQuery(request.query);
   if (!parsed.matchAll && parsed.match === null) return empty;
   const filter = resolveFilter(client, request);
   if (filter === null) return empty;
 
   const window = { limit: size, offset: page * size };
-  const { seqs, total } = pickPage(client, parsed, filter, request.sortBy ?? 'relevance', request.sortDir ?? 'desc', window, options.probeLimit);
+  const { seqs, total } = pickPage(client, parsed, filter, request.sortBy, request.sortDir, window, options.probeLimit);
   return { results: presentPage(client, seqs, parsed), totalHits: total, page, perPage: size };
 }

@@ -15,13 +15,8 @@
 import type Database from 'better-sqlite3';
 import type { Db, DbOrTx } from '../../db/open.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
+import type { SearchChanges } from '../engine.js';
 import { putSuggestion, type SuggestionKind } from './suggestions.js';
-
-/** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */
-export interface SearchChanges {
-  stories: { seq: number; id: string }[];
-  authors: { seq: number; id: string }[];
-}
 
 /** Told, inside the transaction, which documents changed (the Typesense outbox hooks in here). */
 export type SearchChangeListener = (tx: DbOrTx, changes: SearchChanges) => void;

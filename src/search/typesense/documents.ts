@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import type { DbOrTx } from '../../db/open.js';
 import type { StoryHitRow } from '../present.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
-import { codePoints } from '../text/words.js';
+import { truncateCodePoints } from '../text/words.js';
 import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './schema.js';
 
 /** The search hit's columns (./present.ts), with everything a Typesense story document adds. */
@@ -82,7 +82,7 @@ function storyDocument(row: StoryRow): StoryDocument {
   };
   put(doc, 'summary', row.summary);
   put(doc, 'description', row.description);
-  put(doc, 'contentPlain', row.contentPlain === null ? null : codePoints(row.contentPlain, MAX_CONTENT_CHARS));
+  put(doc, 'contentPlain', row.contentPlain === null ? null : truncateCodePoints(row.contentPlain, MAX_CONTENT_CHARS));
   put(doc, 'authorId', row.authorId);
   put(doc, 'authorName', row.authorName);
   put(doc, 'authorNameKey', row.authorNameKey);

@@ -13,7 +13,7 @@
  *   30 s) watches `/health`; when it answers again, queued rows are made due and the worker
  *   drains them.
  * - Collections are created on first use; reindex rebuilds the embedded index, then builds fresh
- *   Typesense collections and swaps the aliases (./typesense-reindex.ts).
+ *   Typesense collections and swaps the aliases (./reindex.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { TypesenseConfig } from '../../config.js';
@@ -21,9 +21,16 @@ import type { Db, DbOrTx } from '../../db/open.js';
 import { bookkeepingTransaction } from '../../db/transaction.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
-import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from '../engine.js';
+import {
+  emptyPage,
+  type AuthorSearchRequest,
+  type ReindexOutcome,
+  type SearchChanges,
+  type SearchEngine,
+  type SearchPage,
+  type StorySearchRequest,
+} from '../engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
-import type { SearchChanges } from '../embedded/sync.js';
 import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './client.js';
 import {
   authorSearchPage,
@@ -117,7 +124,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (!this.servesQueries()) return this.embedded.searchStories(request);
     const plan = storySearchPlan(request, this.tags);
     if (plan === NOT_EXPRESSIBLE) return this.embedded.searchStories(request);
-    if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
+    if (plan === MATCHES_NOTHING) return emptyPage(request);
     try {
       const result = await this.gateway.search<StoryDocument>(this.alias('stories'), plan.parameters, this.options.queryTimeoutMs);
       this.markReachable();
@@ -146,7 +153,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (!this.servesQueries()) return this.embedded.searchAuthors(request);
     const plan = authorSearchPlan(request);
     if (plan === NOT_EXPRESSIBLE) return this.embedded.searchAuthors(request);
-    if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
+    if (plan === MATCHES_NOTHING) return emptyPage(request);
     try {
       const result = await this.gateway.search<AuthorDocument>(this.alias('authors'), plan.parameters, this.options.queryTimeoutMs);
       this.markReachable();

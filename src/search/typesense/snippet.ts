@@ -12,7 +12,7 @@
  * not fetched (it can be long), so its excerpt is Typesense's own snippet window.
  */
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, excerptRange } from '../embedded/snippet.js';
+import { ELLIPSIS, escapeHtml, excerptRange } from '../text/excerpt.js';
 import { foldWord } from '../text/words.js';
 import type { HighlightV1 } from './client.js';
 
@@ -37,8 +37,6 @@ export interface SnippetDocument {
   description?: string;
   contentPlain?: string;
 }
-
-const ELLIPSIS = '…';
 
 interface Segment {
   text: string;
