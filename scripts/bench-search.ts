@@ -19,8 +19,9 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
-import { buildMatchQuery } from '../src/search/query.js';
-import type { SearchEngine, StorySearchRequest } from '../src/search/engine.js';
+import { buildMatchQuery } from '../src/search/text/query.js';
+import type { SearchEngine } from '../src/search/engine.js';
+import { storySearchRequest, type StorySearchInput } from '../src/search/service.js';
 import { DEFAULT_SEED, seedLibrary, SyntheticLibrary } from './lib/synthetic-library.js';
 
 const STORIES = Number(process.argv[2] ?? process.env.BENCH_STORIES ?? 100_000);
@@ -81,10 +82,10 @@ const pair = (timing: Timing | undefined) => (timing === undefined ? 'n/a' : `${
 
 interface Case {
   label: string;
-  request: StorySearchRequest;
+  request: StorySearchInput;
 }
 
-function searchUrl(request: StorySearchRequest): string {
+function searchUrl(request: StorySearchInput): string {
   const params = new URLSearchParams({ query: request.query });
   for (const tag of request.tags ?? []) params.append('tags', tag);
   for (const author of request.authors ?? []) params.append('authors', author);
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
     const floorStatement = db.$client.prepare('SELECT rowid FROM stories_fts WHERE stories_fts MATCH ? ORDER BY rank, rowid LIMIT 20');
     const rows: string[] = [];
     for (const { label, request } of cases) {
-      const full: StorySearchRequest = { page: 0, size: 20, ...request };
+      const full = storySearchRequest({ page: 0, size: 20, ...request });
       const result = await engine.searchStories(full);
       const engineTiming = await time(() => engine.searchStories(full));
       const httpTiming = await time(() => app.inject({ method: 'GET', url: searchUrl(request), cookies: { token } }));

@@ -16,8 +16,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { buildMatchQuery } from '../src/search/query.js';
-import { sqliteClient } from '../src/search/sqlite-client.js';
+import { buildMatchQuery } from '../src/search/text/query.js';
+import { sqliteClient } from '../src/db/statements.js';
 
 const STORIES = 10;
 const BODY_BYTES = 4 * 1024 * 1024;

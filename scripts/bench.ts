@@ -38,7 +38,7 @@ import { writeTransaction } from '../src/db/transaction.js';
 import { ImageStore } from '../src/images/store.js';
 import { verifyPassword } from '../src/auth/password.js';
 import { readStoredPassword, storePassword } from '../src/auth/secrets.js';
-import { buildMatchQuery } from '../src/search/query.js';
+import { buildMatchQuery } from '../src/search/text/query.js';
 import { DEFAULT_SEED, seedLibrary, SyntheticLibrary } from './lib/synthetic-library.js';
 import type { Capture } from './bench/protocol.js';
 import { cpuMs, freePort, HOST, memoryMiB, startChild, stopChild, waitForAnswer, type Child } from './bench/processes.js';

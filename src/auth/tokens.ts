@@ -1,6 +1,7 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '../db/open.js';
 import { revokedTokens } from '../db/schema.js';
+import { bookkeepingTransaction } from '../db/transaction.js';
 
 /** docs/decisions.md, "Authentication › Tokens and the cookie": tokens and cookies live 24 hours. */
 export const TOKEN_LIFETIME_SECONDS = 86_400;
@@ -26,14 +27,10 @@ export class RevokedTokens {
   /** Remembers `jti` until `expiresAt` (unix seconds), after which the token is dead anyway. */
   add(jti: string, expiresAt: number): void {
     const nowSeconds = Math.floor(Date.now() / 1000);
-    // Immediate, like every write (src/db/transaction.ts): the lock is waited for, never refused.
-    this.db.transaction(
-      (tx) => {
-        tx.delete(revokedTokens).where(lt(revokedTokens.expiresAt, nowSeconds)).run();
-        tx.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing().run();
-      },
-      { behavior: 'immediate' },
-    );
+    bookkeepingTransaction(this.db, (tx) => {
+      tx.delete(revokedTokens).where(lt(revokedTokens.expiresAt, nowSeconds)).run();
+      tx.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing().run();
+    });
     for (const [key, expiry] of this.revoked) if (expiry < nowSeconds) this.revoked.delete(key);
     this.revoked.set(jti, expiresAt);
   }

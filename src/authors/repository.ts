@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { prepared } from '../db/prepared.js';
-import type { DbOrTx } from '../db/transaction.js';
+import { defineStatements } from '../db/statements.js';
+import type { DbOrTx } from '../db/open.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
 import { cleanName, likeContains, nameKey } from '../lib/names.js';
@@ -39,9 +39,11 @@ export function findAuthorById(db: DbOrTx, id: string): AuthorRow | undefined {
   return db.select().from(authors).where(eq(authors.id, id)).get();
 }
 
+const byNameKey = defineStatements((db: DbOrTx) => db.select().from(authors).where(eq(authors.nameKey, sql.placeholder('key'))).prepare());
+
 /** Case-insensitive (after trimming) exact-name lookup, through the unique `name_key` (story writes look every author name up). */
 export function findAuthorByName(db: DbOrTx, name: string): AuthorRow | undefined {
-  return prepared(db, 'authors:byNameKey', () => db.select().from(authors).where(eq(authors.nameKey, sql.placeholder('key'))).prepare()).get({
+  return byNameKey(db).get({
     key: nameKey(name),
   });
 }

@@ -1,6 +1,6 @@
-import type { Db } from '../db/open.js';
+import type { Db, DbOrTx } from '../db/open.js';
 import type { AuthorRow } from '../db/schema.js';
-import { writeTransaction, type DbOrTx } from '../db/transaction.js';
+import { writeTransaction } from '../db/transaction.js';
 import { Conflict, HTTP_URL_RULE, invalidField, NotFound, type ErrorDetails } from '../errors.js';
 import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
 import { parseImagePathOf } from '../images/image-path.js';

@@ -9,6 +9,12 @@ import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
+/** The transaction object Drizzle hands to `db.transaction()` callbacks. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** A Drizzle database or an open transaction: repository functions take either. */
+export type DbOrTx = Db | Tx;
+
 export const DATABASE_FILE_NAME = 'library.db';
 
 /**

@@ -164,7 +164,7 @@ export const revokedTokens = sqliteTable(
 /**
  * The Typesense outbox (docs/decisions.md, "Search"; docs/typesense.md): one row per story or
  * author whose search document changed and is not yet confirmed by Typesense. Written only when
- * Typesense is configured, in the same transaction as the change (src/search/outbox.ts); a row
+ * Typesense is configured, in the same transaction as the change (src/search/typesense/outbox.ts); a row
  * names the entity, never a snapshot of it, because the worker reads the current row when it
  * delivers. `version` grows each time the entity changes again, so a delivery only removes the
  * row it actually carried. Times are epoch milliseconds (they are compared and added to, never

@@ -1,13 +1,12 @@
-import type { Db } from './open.js';
-import { syncSearchDocuments } from '../search/sync.js';
-
-/** The transaction object Drizzle hands to `db.transaction()` callbacks. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-
-/** A Drizzle database or an open transaction: repository functions take either. */
-export type DbOrTx = Db | Tx;
+import type { Db, Tx } from './open.js';
+import { syncSearchDocuments } from '../search/embedded/sync.js';
 
 /**
+ * Which to use: a write that changes a story, author, series, tag or one of their links goes
+ * through {@link writeTransaction}, so the search index follows it; a write that changes none of
+ * them (the token deny list, the Typesense outbox, the index's own rebuild) goes through
+ * {@link bookkeepingTransaction}. Nothing else opens a transaction on the library connection.
+ *
  * Runs one write as a single SQLite transaction and, before it commits, brings the search
  * documents of everything it touched up to date (triggers record what changed). So the index
  * can never disagree with the tables, whatever the write was. Synchronous, as better-sqlite3
@@ -29,4 +28,14 @@ export function writeTransaction<T>(db: Db, write: (tx: Tx) => T): T {
     },
     { behavior: 'immediate' },
   );
+}
+
+/**
+ * Runs a bookkeeping write (see {@link writeTransaction} for which to use) as one `BEGIN
+ * IMMEDIATE` transaction, for the same reason: the lock is waited for, never refused. No sync
+ * step: nothing the search documents are built from changes. Synchronous, like every
+ * better-sqlite3 transaction.
+ */
+export function bookkeepingTransaction<T>(db: Db, write: (tx: Tx) => T): T {
+  return db.transaction(write, { behavior: 'immediate' });
 }

@@ -15,8 +15,8 @@
  * A crash between a file change and its commit leaves at worst a file nothing names, never a
  * row naming a missing file; {@link sweepUnreferencedImages} removes such files at the next start.
  */
-import type { Db } from '../db/open.js';
-import { writeTransaction, type Tx } from '../db/transaction.js';
+import type { Db, Tx } from '../db/open.js';
+import { writeTransaction } from '../db/transaction.js';
 import type { ImageKind } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { countImageReferences, referencedImagePaths } from './repository.js';

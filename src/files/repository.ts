@@ -1,6 +1,6 @@
 import { count, eq, isNotNull } from 'drizzle-orm';
 import { authors, stories } from '../db/schema.js';
-import type { DbOrTx } from '../db/transaction.js';
+import type { DbOrTx } from '../db/open.js';
 import { nowIso } from '../lib/clock.js';
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { startCheckpointer } from '../db/checkpoints.js';
-import { migrateSafely } from '../db/migrate.js';
+import { migrateSafely } from './db-migrate.js';
 import { closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../db/open.js';
 
 declare module 'fastify' {

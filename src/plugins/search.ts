@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin';
 import { writeTransaction } from '../db/transaction.js';
 import type { SearchEngine } from '../search/engine.js';
-import { EmbeddedSearchEngine } from '../search/fts5.js';
-import { installOutboxTriggers } from '../search/outbox.js';
-import { onSearchChanges } from '../search/sync.js';
-import type { TypesenseSearchEngine } from '../search/typesense-engine.js';
+import { EmbeddedSearchEngine } from '../search/embedded/engine.js';
+import { installOutboxTriggers } from '../search/typesense/outbox.js';
+import { onSearchChanges } from '../search/embedded/sync.js';
+import type { TypesenseSearchEngine } from '../search/typesense/engine.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,7 +21,7 @@ export const SHUTDOWN_FLUSH_MS = 5000;
 
 /**
  * The search engine (docs/decisions.md, "Search"): the embedded SQLite FTS5 engine, always on,
- * and with TYPESENSE_URL set, Typesense in front of it (src/search/typesense-engine.ts), fed by the
+ * and with TYPESENSE_URL set, Typesense in front of it (src/search/typesense/engine.ts), fed by the
  * outbox. The engine subscribes to every sync first; then whatever changed outside a write
  * transaction (rows that were in the library before the search migration, or written by a
  * script) is indexed, so the index, and with Typesense the outbox, start in step with the
@@ -34,7 +34,7 @@ export const searchPlugin = fp(
     let typesense: TypesenseSearchEngine | undefined;
     if (app.config.typesense !== undefined) {
       // Loaded only when configured: the Typesense client is ~55 ms of every start-up otherwise.
-      const { TypesenseSearchEngine } = await import('../search/typesense-engine.js');
+      const { TypesenseSearchEngine } = await import('../search/typesense/engine.js');
       installOutboxTriggers(app.db);
       typesense = new TypesenseSearchEngine(app.db, embedded, app.config.typesense, app.log.child({ engine: 'typesense' }));
       engine = typesense;

@@ -1,24 +1,27 @@
 /**
  * The one search interface the routes call (docs/decisions.md, "Search › Engines";
- * docs/architecture.md, "Ten habits", 9). The embedded SQLite FTS5 engine (./fts5.ts) is always
+ * docs/architecture.md, "Ten habits", 9). The embedded SQLite FTS5 engine (./embedded/engine.ts) is always
  * there; a Typesense engine can stand in front of it later without the routes knowing.
  *
  * Indexing is not a method call per row: every write runs in `writeTransaction`, whose sync
- * step (./sync.ts) rebuilds the embedded documents and then tells {@link SearchEngine.documentsChanged}
+ * step (./embedded/sync.ts) rebuilds the embedded documents and then tells {@link SearchEngine.documentsChanged}
  * what changed, inside the same transaction, so a second engine can queue the same changes
  * (an outbox row) atomically with the write.
  */
-import type { DbOrTx } from '../db/transaction.js';
+import type { DbOrTx } from '../db/open.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
-import type { SearchChanges } from './sync.js';
 
+/**
+ * A story search as engines receive it: complete, its defaults filled once by
+ * `storySearchRequest` (./service.ts). The filters stay optional: absent means "any".
+ */
 export interface StorySearchRequest {
   /** The user's text; `*` or blank matches everything. */
   query: string;
-  page?: number;
-  size?: number;
+  page: number;
+  size: number;
   /** Author names, any of them (case-insensitive). */
   authors?: readonly string[];
   /** Tag names, all of them (case-insensitive). */
@@ -26,16 +29,23 @@ export interface StorySearchRequest {
   /** Inclusive; either one excludes unrated stories. */
   minRating?: number;
   maxRating?: number;
-  sortBy?: StorySearchSortKey;
-  sortDir?: SortDirection;
+  sortBy: StorySearchSortKey;
+  sortDir: SortDirection;
 }
 
+/** An author search as engines receive it, complete (`authorSearchRequest`, ./service.ts). */
 export interface AuthorSearchRequest {
   query: string;
-  page?: number;
-  size?: number;
-  sortBy?: AuthorSearchSortKey;
-  sortDir?: SortDirection;
+  page: number;
+  size: number;
+  sortBy: AuthorSearchSortKey;
+  sortDir: SortDirection;
+}
+
+/** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */
+export interface SearchChanges {
+  stories: { seq: number; id: string }[];
+  authors: { seq: number; id: string }[];
 }
 
 /** What a reindex did: the stories indexed and, for a second engine, a word on how it went. */
@@ -50,6 +60,11 @@ export interface SearchPage<T> {
   totalHits: number;
   page: number;
   perPage: number;
+}
+
+/** The page that matches nothing, for this request. */
+export function emptyPage<T>(request: { page: number; size: number }): SearchPage<T> {
+  return { results: [], totalHits: 0, page: request.page, perPage: request.size };
 }
 
 export interface SearchEngine {

@@ -31,7 +31,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StorySearchResult, ...errorResponses(400, 401) },
       },
     },
-    async (request) => search.searchStories(app.searchEngine, request.query),
+    async (request) => search.answerStorySearch(app.searchEngine, request.query),
   );
 
   app.get(
@@ -57,7 +57,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AuthorSearchResult, ...errorResponses(400, 401) },
       },
     },
-    async (request) => search.searchAuthors(app.searchEngine, request.query),
+    async (request) => search.answerAuthorSearch(app.searchEngine, request.query),
   );
 
   app.post(

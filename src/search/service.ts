@@ -1,6 +1,7 @@
 /**
  * The search use cases between the routes and the engine: query-string forms become engine
- * requests, and results get the SearchResultDto echo fields (docs/api.md, "Fields › Search
+ * requests, complete with their defaults (filled here only, so both engines see the same
+ * request), and results get the SearchResultDto echo fields (docs/api.md, "Fields › Search
  * results").
  */
 import { performance } from 'node:perf_hooks';
@@ -14,7 +15,7 @@ import {
   type StorySearchQuery,
   type StorySearchResult,
 } from '../schemas/search.js';
-import type { SearchEngine, SearchPage } from './engine.js';
+import type { AuthorSearchRequest, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
 
 /**
  * `tags=a&tags=b`, `tags=a,b` or both: trimmed names, blanks dropped (docs/decisions.md, "Lists and
@@ -42,11 +43,31 @@ function filterNames(query: StorySearchQuery): { authors?: string[]; tags?: stri
   return lists;
 }
 
+/** A page when none is asked for, and its size (the query schema's defaults too). */
+const DEFAULT_PAGE = 0;
+const DEFAULT_SIZE = 20;
+
+type Defaulted = 'page' | 'size' | 'sortBy' | 'sortDir';
+/** A story search as callers may give it: page, size and sort may be left out. */
+export type StorySearchInput = Omit<StorySearchRequest, Defaulted> & Partial<Pick<StorySearchRequest, Defaulted>>;
+/** An author search as callers may give it: page, size and sort may be left out. */
+export type AuthorSearchInput = Omit<AuthorSearchRequest, Defaulted> & Partial<Pick<AuthorSearchRequest, Defaulted>>;
+
+/** The complete story search: first page of 20, by relevance, best first. */
+export function storySearchRequest(input: StorySearchInput): StorySearchRequest {
+  return { ...input, page: input.page ?? DEFAULT_PAGE, size: input.size ?? DEFAULT_SIZE, sortBy: input.sortBy ?? 'relevance', sortDir: input.sortDir ?? 'desc' };
+}
+
+/** The complete author search: first page of 20, by name, A to Z. */
+export function authorSearchRequest(input: AuthorSearchInput): AuthorSearchRequest {
+  return { ...input, page: input.page ?? DEFAULT_PAGE, size: input.size ?? DEFAULT_SIZE, sortBy: input.sortBy ?? 'name', sortDir: input.sortDir ?? 'asc' };
+}
+
 function withEcho<T>(result: SearchPage<T>, query: string, started: number) {
   return { ...result, query, searchTimeMs: Math.round(performance.now() - started) };
 }
 
-export async function searchStories(engine: SearchEngine, query: StorySearchQuery): Promise<StorySearchResult> {
+export async function answerStorySearch(engine: SearchEngine, query: StorySearchQuery): Promise<StorySearchResult> {
   const started = performance.now();
   // Both engines compute page * size: a page too far out for an exact offset is a 400 here.
   pageWindow(query);
@@ -54,30 +75,28 @@ export async function searchStories(engine: SearchEngine, query: StorySearchQuer
     throw invalidField('minRating', 'must not be greater than maxRating');
   }
   const { authors, tags } = filterNames(query);
-  const result = await engine.searchStories({
-    query: query.query,
-    page: query.page,
-    size: query.size,
-    authors,
-    tags,
-    minRating: query.minRating,
-    maxRating: query.maxRating,
-    sortBy: query.sortBy ?? 'relevance',
-    sortDir: sortDirection(query.sortDir, 'desc'),
-  });
+  const result = await engine.searchStories(
+    storySearchRequest({
+      query: query.query,
+      page: query.page,
+      size: query.size,
+      authors,
+      tags,
+      minRating: query.minRating,
+      maxRating: query.maxRating,
+      sortBy: query.sortBy,
+      sortDir: sortDirection(query.sortDir, 'desc'),
+    }),
+  );
   return withEcho(result, query.query, started);
 }
 
-export async function searchAuthors(engine: SearchEngine, query: AuthorFullTextQuery): Promise<AuthorSearchResult> {
+export async function answerAuthorSearch(engine: SearchEngine, query: AuthorFullTextQuery): Promise<AuthorSearchResult> {
   const started = performance.now();
   pageWindow(query);
-  const result = await engine.searchAuthors({
-    query: query.q,
-    page: query.page,
-    size: query.size,
-    sortBy: query.sortBy ?? 'name',
-    sortDir: sortDirection(query.sortOrder, 'asc'),
-  });
+  const result = await engine.searchAuthors(
+    authorSearchRequest({ query: query.q, page: query.page, size: query.size, sortBy: query.sortBy, sortDir: sortDirection(query.sortOrder, 'asc') }),
+  );
   return withEcho(result, query.q, started);
 }
 

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
-import { prepared } from '../db/prepared.js';
-import type { DbOrTx } from '../db/transaction.js';
+import { defineStatements } from '../db/statements.js';
+import type { DbOrTx } from '../db/open.js';
 import { series, type SeriesRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
 import { cleanName, likeContains, nameKey } from '../lib/names.js';
@@ -19,9 +19,11 @@ export function findSeriesById(db: DbOrTx, id: string): SeriesRow | undefined {
   return db.select().from(series).where(eq(series.id, id)).get();
 }
 
+const byNameKey = defineStatements((db: DbOrTx) => db.select().from(series).where(eq(series.nameKey, sql.placeholder('key'))).prepare());
+
 /** Case-insensitive (after trimming) exact-name lookup, through the unique `name_key`. */
 export function findSeriesByName(db: DbOrTx, name: string): SeriesRow | undefined {
-  return prepared(db, 'series:byNameKey', () => db.select().from(series).where(eq(series.nameKey, sql.placeholder('key'))).prepare()).get({
+  return byNameKey(db).get({
     key: nameKey(name),
   });
 }

@@ -7,7 +7,7 @@
  * Every offending field is reported at once, in one 400 `details`.
  */
 import { findAuthorById } from '../authors/repository.js';
-import type { DbOrTx } from '../db/transaction.js';
+import type { DbOrTx } from '../db/open.js';
 import type { ErrorDetails } from '../errors.js';
 import { parseImagePathOf } from '../images/image-path.js';
 import { deriveStoryText, type StoryText } from '../lib/html/story-text.js';

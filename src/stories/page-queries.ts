@@ -23,7 +23,7 @@ import type { Db } from '../db/open.js';
 import { authors, series, stories, storyTags } from '../db/schema.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySortKey } from '../schemas/story.js';
-import { prepared } from './statements.js';
+import { defineStatements, defineStatementShapes } from '../db/statements.js';
 
 /** Which stories a list covers: all of them, one author's, or one tag's. */
 export type StoryScope = { kind: 'all' } | { kind: 'author'; authorId: string } | { kind: 'tag'; tagId: string };
@@ -70,8 +70,10 @@ function scopeId(scope: StoryScope): string {
   return '';
 }
 
+const idPageShapes = defineStatementShapes();
+
 function idPageStatement(db: Db, kind: StoryScope['kind'], sortBy: StorySortKey, direction: SortDirection, part: Part) {
-  return prepared(db, `ids:${kind}:${sortBy}:${direction}:${part}`, () => {
+  return idPageShapes(db, `${kind}:${sortBy}:${direction}:${part}`, () => {
     const spec = SORTS[sortBy];
     const by = direction === 'asc' ? asc : desc;
     let query = db.select({ id: stories.id }).from(stories).$dynamic();
@@ -95,9 +97,11 @@ function idPageStatement(db: Db, kind: StoryScope['kind'], sortBy: StorySortKey,
   });
 }
 
+const countShapes = defineStatementShapes();
+
 /** COUNT(*) of the scope or, given a nullable sort key, of its rows that have a value for it. */
 function countStatement(db: Db, kind: StoryScope['kind'], valuedFor?: StorySortKey) {
-  return prepared(db, `count:${kind}:${valuedFor ?? ''}`, () => {
+  return countShapes(db, `${kind}:${valuedFor ?? ''}`, () => {
     const nullWhen = valuedFor === undefined ? undefined : SORTS[valuedFor].nullWhen;
     return db
       .select({ total: count() })
@@ -113,13 +117,16 @@ const GROUPS = {
 } as const;
 type GroupKey = keyof typeof GROUPS;
 
+const groupWindowShapes = defineStatementShapes();
+const groupStoryIdShapes = defineStatementShapes();
+
 /**
  * The authors (or series) that hold the stories from position `offset` on, in name order, each
  * with `upto`: how many stories the groups up to and including it hold. At most `limit` groups
  * (every group has at least one story).
  */
 function groupWindowStatement(db: Db, key: GroupKey, direction: SortDirection) {
-  return prepared(db, `groups:${key}:${direction}`, () => {
+  return groupWindowShapes(db, `${key}:${direction}`, () => {
     const { table } = GROUPS[key];
     const ranked = db
       .select({
@@ -141,7 +148,7 @@ function groupWindowStatement(db: Db, key: GroupKey, direction: SortDirection) {
 }
 
 function groupStoryIdsStatement(db: Db, key: GroupKey, direction: SortDirection) {
-  return prepared(db, `groupIds:${key}:${direction}`, () =>
+  return groupStoryIdShapes(db, `${key}:${direction}`, () =>
     db
       .select({ id: stories.id })
       .from(stories)
@@ -252,29 +259,31 @@ export function countStories(db: Db, scope: StoryScope): number {
   return countStatement(db, scope.kind).get({ scopeId: scopeId(scope) })?.total ?? 0;
 }
 
+const topRatedIds = defineStatements((db: Db) =>
+  db
+    .select({ id: stories.id })
+    .from(stories)
+    .where(isNotNull(stories.rating))
+    .orderBy(desc(stories.rating), desc(stories.createdAt), desc(stories.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
 /** Rated stories only, rating desc then createdAt desc (then id), served by `(rating, created_at, id)`. */
 export function topRatedStoryIds(db: Db, limit: number): string[] {
-  const statement = prepared(db, 'ids:topRated', () =>
-    db
-      .select({ id: stories.id })
-      .from(stories)
-      .where(isNotNull(stories.rating))
-      .orderBy(desc(stories.rating), desc(stories.createdAt), desc(stories.id))
-      .limit(sql.placeholder('limit'))
-      .prepare(),
-  );
-  return statement.all({ limit }).map((row) => row.id);
+  return topRatedIds(db).all({ limit }).map((row) => row.id);
 }
+
+const seriesIds = defineStatements((db: Db) =>
+  db
+    .select({ id: stories.id })
+    .from(stories)
+    .where(eq(stories.seriesId, sql.placeholder('seriesId')))
+    .orderBy(sql`${stories.volume} ASC NULLS LAST`, asc(stories.createdAt), asc(stories.id))
+    .prepare(),
+);
 
 /** A series' stories: volume ascending with unnumbered ones last, then createdAt, then id. */
 export function seriesStoryIds(db: Db, seriesId: string): string[] {
-  const statement = prepared(db, 'ids:series', () =>
-    db
-      .select({ id: stories.id })
-      .from(stories)
-      .where(eq(stories.seriesId, sql.placeholder('seriesId')))
-      .orderBy(sql`${stories.volume} ASC NULLS LAST`, asc(stories.createdAt), asc(stories.id))
-      .prepare(),
-  );
-  return statement.all({ seriesId }).map((row) => row.id);
+  return seriesIds(db).all({ seriesId }).map((row) => row.id);
 }

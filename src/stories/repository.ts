@@ -6,16 +6,24 @@
  * read after their write transaction has committed. Writes take the open transaction.
  */
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../db/open.js';
-import type { DbOrTx, Tx } from '../db/transaction.js';
+import type { Db, DbOrTx, Tx } from '../db/open.js';
 import { stories, storyTags } from '../db/schema.js';
 import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
 import { STORY_JSON_JOINS, STORY_JSON_SQL } from './present.js';
-import { prepared } from './statements.js';
+import { defineStatements } from '../db/statements.js';
 
 export type NewStory = typeof stories.$inferInsert;
 /** The columns a story update may set (never its id, seq or createdAt). */
 export type StoryPatch = Partial<Omit<NewStory, 'id' | 'seq' | 'createdAt'>>;
+
+const storiesJsonArray = defineStatements((db: Db) =>
+  db.$client
+    .prepare<[{ before: string; ids: string; after: string }], [number, Buffer]>(
+      `SELECT count(*), CAST(@before || json_group_array(${STORY_JSON_SQL} ORDER BY wanted.key) || @after AS BLOB)
+       FROM json_each(@ids) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}`,
+    )
+    .raw(),
+);
 
 /**
  * The stories with these ids as one JSON array of their DTOs, in the order of `ids` (missing ids
@@ -25,24 +33,17 @@ export type StoryPatch = Partial<Omit<NewStory, 'id' | 'seq' | 'createdAt'>>;
  * stories they hold.
  */
 export function loadStoriesJsonArray(db: Db, ids: readonly string[], before = '', after = ''): { json: JsonBytes; count: number } {
-  const statement = prepared(db, 'storiesJsonArray', () =>
-    db.$client
-      .prepare<[{ before: string; ids: string; after: string }], [number, Buffer]>(
-        `SELECT count(*), CAST(@before || json_group_array(${STORY_JSON_SQL} ORDER BY wanted.key) || @after AS BLOB)
-         FROM json_each(@ids) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}`,
-      )
-      .raw(),
-  );
-  const [count, json] = statement.get({ before, ids: JSON.stringify(ids), after }) as [number, Buffer];
+  const [count, json] = storiesJsonArray(db).get({ before, ids: JSON.stringify(ids), after }) as [number, Buffer];
   return { json: asJsonBytes(json), count };
 }
 
+const storyJsonById = defineStatements((db: Db) =>
+  db.$client.prepare<[string], Buffer>(`SELECT CAST(${STORY_JSON_SQL} AS BLOB) FROM stories s ${STORY_JSON_JOINS} WHERE s.id = ?`).pluck(),
+);
+
 /** One story's DTO as JSON, or undefined when there is no such story. */
 export function loadStoryJson(db: Db, id: string): JsonBytes | undefined {
-  const statement = prepared(db, 'storyJsonById', () =>
-    db.$client.prepare<[string], Buffer>(`SELECT CAST(${STORY_JSON_SQL} AS BLOB) FROM stories s ${STORY_JSON_JOINS} WHERE s.id = ?`).pluck(),
-  );
-  const json = statement.get(id);
+  const json = storyJsonById(db).get(id);
   return json === undefined ? undefined : asJsonBytes(json);
 }
 
@@ -57,14 +58,16 @@ export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; cov
 /** Every column a new story sets (`seq` is the database's). */
 type StoryInsert = Required<Omit<NewStory, 'seq'>>;
 
+const insertStatement = defineStatements((tx: Tx) => {
+  const columns = Object.keys(getTableColumns(stories)).filter((column) => column !== 'seq') as (keyof StoryInsert)[];
+  return tx
+    .insert(stories)
+    .values(Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])) as unknown as NewStory)
+    .prepare();
+});
+
 export function insertStory(tx: Tx, values: StoryInsert): void {
-  prepared(tx, 'stories:insert', () => {
-    const columns = Object.keys(getTableColumns(stories)).filter((column) => column !== 'seq') as (keyof StoryInsert)[];
-    return tx
-      .insert(stories)
-      .values(Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])) as unknown as NewStory)
-      .prepare();
-  }).run(values);
+  insertStatement(tx).run(values);
 }
 
 export function updateStory(tx: Tx, id: string, patch: StoryPatch): void {
@@ -79,19 +82,23 @@ export function deleteStory(tx: Tx, id: string): { coverPath: string | null } | 
   return tx.delete(stories).where(eq(stories.id, id)).returning({ coverPath: stories.coverPath }).get();
 }
 
+const tagIdsStatement = defineStatements((tx: Tx) =>
+  tx.select({ tagId: storyTags.tagId }).from(storyTags).where(eq(storyTags.storyId, sql.placeholder('storyId'))).prepare(),
+);
+
 export function tagIdsOf(tx: Tx, storyId: string): string[] {
-  return prepared(tx, 'stories:tagIdsOf', () =>
-    tx.select({ tagId: storyTags.tagId }).from(storyTags).where(eq(storyTags.storyId, sql.placeholder('storyId'))).prepare(),
-  )
+  return tagIdsStatement(tx)
     .all({ storyId })
     .map((row) => row.tagId);
 }
 
+const linkTagStatement = defineStatements((tx: Tx) =>
+  tx.insert(storyTags).values({ storyId: sql.placeholder('storyId'), tagId: sql.placeholder('tagId') }).onConflictDoNothing().prepare(),
+);
+
 /** Links the tags to the story; links that already exist are left alone. Returns how many were new. */
 export function linkTags(tx: Tx, storyId: string, tagIds: readonly string[]): number {
-  const link = prepared(tx, 'stories:linkTag', () =>
-    tx.insert(storyTags).values({ storyId: sql.placeholder('storyId'), tagId: sql.placeholder('tagId') }).onConflictDoNothing().prepare(),
-  );
+  const link = linkTagStatement(tx);
   let linked = 0;
   for (const tagId of tagIds) linked += link.run({ storyId, tagId }).changes;
   return linked;

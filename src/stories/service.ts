@@ -5,8 +5,8 @@
  * the story back, as the API shows it. Writes that can change the cover go through
  * `commitImageChange` (write file, commit row, remove old file).
  */
-import type { Db } from '../db/open.js';
-import { writeTransaction, type Tx } from '../db/transaction.js';
+import type { Db, Tx } from '../db/open.js';
+import { writeTransaction } from '../db/transaction.js';
 import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
 import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
 import type { ImageStore } from '../images/store.js';

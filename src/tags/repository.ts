@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { prepared } from '../db/prepared.js';
-import type { DbOrTx } from '../db/transaction.js';
+import { defineStatements } from '../db/statements.js';
+import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nowIso } from '../lib/clock.js';
 import { likeContains, likePrefix, nameKey } from '../lib/names.js';
@@ -122,6 +122,14 @@ export function tagStats(db: DbOrTx): { totalTags: number; usedTags: number; unu
   return { totalTags, usedTags, unusedTags: totalTags - usedTags };
 }
 
+const byNameKeys = defineStatements((db: DbOrTx) =>
+  db
+    .select()
+    .from(tags)
+    .where(sql`${tags.nameKey} IN (SELECT value FROM json_each(${sql.placeholder('keys')}))`)
+    .prepare(),
+);
+
 /**
  * Finds each named tag (names already cleaned and lowercased) by its fold or creates it, returning
  * rows in the order given, one per fold: "ΣΟΦΟΣ" and "σοφοσ" are one tag, created with the
@@ -134,13 +142,7 @@ export function findOrCreateTags(db: DbOrTx, names: readonly string[]): TagRow[]
     if (!byKey.has(key)) byKey.set(key, name);
   }
   if (byKey.size === 0) return [];
-  const existing = prepared(db, 'tags:byNameKeys', () =>
-    db
-      .select()
-      .from(tags)
-      .where(sql`${tags.nameKey} IN (SELECT value FROM json_each(${sql.placeholder('keys')}))`)
-      .prepare(),
-  ).all({ keys: JSON.stringify([...byKey.keys()]) });
+  const existing = byNameKeys(db).all({ keys: JSON.stringify([...byKey.keys()]) });
   const found = new Map(existing.map((row) => [row.nameKey, row]));
   return [...byKey].map(([key, name]) => found.get(key) ?? insertTag(db, name));
 }

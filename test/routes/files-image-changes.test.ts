@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { stories } from '../../src/db/schema.js';
-import type { Tx } from '../../src/db/transaction.js';
+import type { Tx } from '../../src/db/open.js';
 import { NotFound } from '../../src/errors.js';
 import { commitImageChange, releaseImages } from '../../src/files/image-changes.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';

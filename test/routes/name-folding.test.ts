@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { migrateSafely } from '../../src/db/migrate.js';
+import { migrateSafely } from '../../src/plugins/db-migrate.js';
 import { closeDatabase, openDatabase } from '../../src/db/open.js';
 import { buildTestApp, tempDataDir } from '../helpers/app.js';
 import { migrationsCopy } from '../helpers/migrations.js';

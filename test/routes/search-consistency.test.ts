@@ -6,9 +6,9 @@
 import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createStory, createTag, type CreatedStory } from '../helpers/factories.js';
-import { foldedWords } from '../../src/search/text.js';
-import { foldSuggestion } from '../../src/search/suggestions.js';
-import { rebuildSearchIndex, RebuildInterrupted } from '../../src/search/rebuild.js';
+import { foldedWords } from '../../src/search/text/words.js';
+import { foldSuggestion } from '../../src/search/embedded/suggestions.js';
+import { rebuildSearchIndex, RebuildInterrupted } from '../../src/search/embedded/rebuild.js';
 
 type Rows = { doc: number; col: string; term: string }[];
 
@@ -255,7 +255,7 @@ t.test("an author's story count changes its suggestion rank, not its search docu
 });
 
 /**
- * src/search/rebuild.ts: a reindex runs in short transactions and gives other requests their
+ * src/search/embedded/rebuild.ts: a reindex runs in short transactions and gives other requests their
  * turn between them, so writes can land in the middle of it; the index must still end in step.
  */
 t.test('reindex runs in batches: other requests are answered meanwhile, and writes between batches are kept', async (t) => {

@@ -2,8 +2,8 @@ import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 import { STORY_SEARCH_SORT_KEYS } from '../../src/schemas/search.js';
-import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/search/fts5-stories.js';
-import { sqliteClient } from '../../src/search/sqlite-client.js';
+import { SHAPED_STATEMENTS_MAX, shapedStatementCount } from '../../src/search/embedded/stories.js';
+import { sqliteClient } from '../../src/db/statements.js';
 
 const TAGS = Array.from({ length: 30 }, (_, i) => `shape${String(i).padStart(2, '0')}`);
 

@@ -86,7 +86,7 @@ t.test('health names the embedded engine; reindex and health need a token', asyn
 });
 
 /**
- * Keys hold a rank bucket (src/search/suggestions.ts, rankBucket): names with 32-33 stories share
+ * Keys hold a rank bucket (src/search/embedded/suggestions.ts, rankBucket): names with 32-33 stories share
  * one, so the walk must rank a bucket by the exact count, and a count that moves within its
  * bucket must still reorder the suggestions.
  */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import t from 'tap';
-import { migrateSafely } from '../../src/db/migrate.js';
+import { migrateSafely } from '../../src/plugins/db-migrate.js';
 import { closeDatabase, openDatabase } from '../../src/db/open.js';
 import { buildTestApp, tempDataDir, type TestContext } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';

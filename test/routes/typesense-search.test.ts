@@ -11,8 +11,8 @@ import addFormats from 'ajv-formats';
 import { createAuthor, createStory } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
 import { buildTypesenseApp, drained, STORIES, type TypesenseContext } from '../helpers/fake-typesense/app.js';
-import { EmbeddedSearchEngine } from '../../src/search/fts5.js';
-import type { AuthorSearchRequest, StorySearchRequest } from '../../src/search/engine.js';
+import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
+import { authorSearchRequest, storySearchRequest, type AuthorSearchInput, type StorySearchInput } from '../../src/search/service.js';
 import { AuthorSearchResult, StorySearchResult } from '../../src/schemas/search.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -43,7 +43,7 @@ function query(params: Record<string, unknown>): string {
 }
 
 /** A story search through the API, checked to have gone to Typesense. */
-async function viaTypesense(ctx: TypesenseContext, request: StorySearchRequest): Promise<Result> {
+async function viaTypesense(ctx: TypesenseContext, request: StorySearchInput): Promise<Result> {
   const before = ctx.fake.requests.filter((r) => r.path.endsWith('/documents/search')).length;
   const res = await ctx.get(`/api/stories/search?${query({ ...request })}`);
   if (res.statusCode !== 200) throw new Error(`search failed: ${res.statusCode} ${res.body}`);
@@ -81,7 +81,7 @@ t.test('both engines return the same stories in the same order', async (t) => {
   const embedded = new EmbeddedSearchEngine(ctx.app.db);
 
   const sorts = ['createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName'] as const;
-  const requests: StorySearchRequest[] = [];
+  const requests: StorySearchInput[] = [];
   for (const text of ['*', 'lantern']) {
     for (const sortBy of sorts) for (const sortDir of ['asc', 'desc'] as const) requests.push({ query: text, sortBy, sortDir, size: 20 });
   }
@@ -108,7 +108,7 @@ t.test('both engines return the same stories in the same order', async (t) => {
   for (const request of requests) {
     const label = JSON.stringify(request);
     const typesense = await viaTypesense(ctx, request);
-    const reference = await embedded.searchStories({ ...request, page: request.page ?? 0, size: request.size ?? 20 });
+    const reference = await embedded.searchStories(storySearchRequest(request));
     t.same(typesense.results.map((hit) => hit.id), reference.results.map((hit) => hit.id), `same ids in the same order: ${label}`);
     t.equal(typesense.totalHits, reference.totalHits, `same total: ${label}`);
     const fields = (hit: Hit) => {
@@ -121,7 +121,7 @@ t.test('both engines return the same stories in the same order', async (t) => {
   // Relevance ranks differently in each engine; the matches are the same.
   for (const text of ['lantern', 'night', 'fruit sea', 'ada']) {
     const typesense = await viaTypesense(ctx, { query: text });
-    const reference = await embedded.searchStories({ query: text, page: 0, size: 20 });
+    const reference = await embedded.searchStories(storySearchRequest({ query: text, page: 0, size: 20 }));
     t.same(typesense.results.map((hit) => hit.id).sort(), reference.results.map((hit) => hit.id).sort(), `same matches for "${text}"`);
   }
 });
@@ -142,7 +142,7 @@ t.test('snippets: matches in <mark>, everything else escaped by the service; nul
     return result.results.find((hit) => hit.title === title)?.snippet;
   };
   const reference = async (text: string, title: string) =>
-    (await embedded.searchStories({ query: text, page: 0, size: 20 })).results.find((hit) => hit.title === title)?.snippet;
+    (await embedded.searchStories(storySearchRequest({ query: text, page: 0, size: 20 }))).results.find((hit) => hit.title === title)?.snippet;
 
   t.equal(await snippetOf('chips', 'Fish'), 'Fish &amp; &lt;<mark>chips</mark>&gt; by the sea');
   t.equal(await snippetOf('chips', 'Fish'), await reference('chips', 'Fish'), 'as the embedded engine renders it');
@@ -169,7 +169,7 @@ t.test('author search keeps the contract on Typesense', async (t) => {
   await drained(ctx);
   const embedded = new EmbeddedSearchEngine(ctx.app.db);
 
-  const requests: AuthorSearchRequest[] = [];
+  const requests: AuthorSearchInput[] = [];
   for (const sortBy of ['name', 'storyCount', 'authorRating', 'averageStoryRating', 'createdAt'] as const) {
     for (const sortDir of ['asc', 'desc'] as const) requests.push({ query: '*', sortBy, sortDir });
   }
@@ -181,7 +181,7 @@ t.test('author search keeps the contract on Typesense', async (t) => {
     const body = res.json() as Result;
     t.ok(authorShape(body), 'matches AuthorSearchResult');
     t.ok(fake.requests.slice(before).some((r) => r.path === '/collections/storyshelf_authors/documents/search'), 'went to Typesense');
-    const reference = await embedded.searchAuthors({ ...request, page: request.page ?? 0, size: request.size ?? 20 });
+    const reference = await embedded.searchAuthors(authorSearchRequest(request));
     t.same(body.results, reference.results, `same authors, same order, same fields: ${JSON.stringify(request)}`);
     t.equal(body.totalHits, reference.totalHits);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import type { FastifyBaseLogger } from 'fastify';
-import { migrateSafely, MigrationError, pendingMigrations } from '../../src/db/migrate.js';
+import { migrateSafely, MigrationError, pendingMigrations } from '../../src/plugins/db-migrate.js';
 import { closeDatabase, findMigrationsFolder, openDatabase } from '../../src/db/open.js';
 import { tempDataDir } from '../helpers/app.js';
 import { migrationsCopy } from '../helpers/migrations.js';

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import t from 'tap';
 import { closeDatabase, openDatabase } from '../../src/db/open.js';
-import { prepared, PREPARED_MAX } from '../../src/db/prepared.js';
+import { defineStatementShapes, PREPARED_MAX } from '../../src/db/statements.js';
 import { tempDataDir } from '../helpers/app.js';
+
+const prepared = defineStatementShapes();
 
 t.test('prepared() keeps at most PREPARED_MAX statements per connection, dropping the least recently used', async (t) => {
   const db = openDatabase(path.join(tempDataDir(t), 'library.db'));

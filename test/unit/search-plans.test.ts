@@ -1,5 +1,5 @@
 /**
- * Story search picks its SQL shape from counts (src/search/story-plans.ts): small driving sets
+ * Story search picks its SQL shape from counts (src/search/embedded/story-plans.ts): small driving sets
  * are probed row by row, big ones become filter sets. A library small enough for a test only
  * ever takes the probe shape, so this forces each shape with `probeLimit` and checks that every
  * combination of text, filters, sort and page gives the same answer whichever shape runs it.
@@ -7,7 +7,8 @@
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
-import { searchStories } from '../../src/search/fts5-stories.js';
+import { findStories } from '../../src/search/embedded/stories.js';
+import { storySearchRequest } from '../../src/search/service.js';
 import type { StorySearchRequest } from '../../src/search/engine.js';
 import { STORY_SEARCH_SORT_KEYS } from '../../src/schemas/search.js';
 
@@ -46,9 +47,9 @@ t.test('probe and sets plans agree on every search', async (t) => {
         for (const sortDir of ['asc', 'desc'] as const) {
           for (const page of [0, 1]) {
             const request: StorySearchRequest = { query, ...filter, sortBy, sortDir, page, size: 4 };
-            const probe = searchStories(ctx.app.db, request);
-            const sets = searchStories(ctx.app.db, request, { probeLimit: 0 });
-            const mixed = searchStories(ctx.app.db, request, { probeLimit: 3 });
+            const probe = findStories(ctx.app.db, request);
+            const sets = findStories(ctx.app.db, request, { probeLimit: 0 });
+            const mixed = findStories(ctx.app.db, request, { probeLimit: 3 });
             const label = JSON.stringify(request);
             const ids = (result: typeof probe) => [result.totalHits, ...result.results.map((hit) => hit.id)];
             if (JSON.stringify(ids(sets)) !== JSON.stringify(ids(probe)) || JSON.stringify(ids(mixed)) !== JSON.stringify(ids(probe))) {
@@ -63,9 +64,9 @@ t.test('probe and sets plans agree on every search', async (t) => {
   }
   t.equal(compared, queries.length * filters.length * STORY_SEARCH_SORT_KEYS.length * 4);
 
-  const all = searchStories(ctx.app.db, { query: 'lantern', size: 100 }, { probeLimit: 0 });
+  const all = findStories(ctx.app.db, storySearchRequest({ query: 'lantern', size: 100 }), { probeLimit: 0 });
   t.equal(all.totalHits, 12 + 4, 'the 12 even-numbered bodies, plus the 4 odd stories titled Lantern');
-  const filtered = searchStories(ctx.app.db, { query: '*', tags: ['red', 'blue'], minRating: 1, size: 100 }, { probeLimit: 0 });
+  const filtered = findStories(ctx.app.db, storySearchRequest({ query: '*', tags: ['red', 'blue'], minRating: 1, size: 100 }), { probeLimit: 0 });
   t.ok(filtered.results.every((hit) => hit.tagNames.includes('red') && hit.tagNames.includes('blue') && hit.rating !== null));
   t.ok(filtered.totalHits > 0);
 });

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { MAX_QUERY_PIECES, parseQuery } from '../../src/search/query.js';
-import { buildSnippet, escapeHtml } from '../../src/search/snippet.js';
-import { foldSuggestion, suggestionKeys, SUGGESTION_KEY_MAX } from '../../src/search/suggestions.js';
-import { foldedWords, foldWord } from '../../src/search/text.js';
+import { MAX_QUERY_PIECES, parseQuery } from '../../src/search/text/query.js';
+import { buildSnippet } from '../../src/search/embedded/snippet.js';
+import { escapeHtml } from '../../src/search/text/excerpt.js';
+import { foldSuggestion, suggestionKeys, SUGGESTION_KEY_MAX } from '../../src/search/embedded/suggestions.js';
+import { foldedWords, foldWord } from '../../src/search/text/words.js';
 
 /** User text that must never reach FTS5 as syntax (docs/decisions.md, "Search": no raw FTS syntax ever reaches SQLite). */
 const HOSTILE_QUERIES: readonly string[] = [

@@ -1,6 +1,7 @@
 import t from 'tap';
-import { buildSnippet, MAX_HITS, SCAN_CHARS, wordEndAfter, wordStartBefore } from '../../src/search/snippet.js';
-import { highlightTags, snippetFromHighlights } from '../../src/search/typesense-snippet.js';
+import { buildSnippet, MAX_HITS } from '../../src/search/embedded/snippet.js';
+import { SCAN_CHARS, wordEndAfter, wordStartBefore } from '../../src/search/text/excerpt.js';
+import { highlightTags, snippetFromHighlights } from '../../src/search/typesense/snippet.js';
 
 /** The rendered snippet's visible text: tags removed, entities kept as one character each. */
 const visible = (snippet: string) => snippet.replace(/<\/?mark>/g, '').replace(/&[a-z#0-9]+;/g, '_');

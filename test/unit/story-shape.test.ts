@@ -5,15 +5,15 @@
  *
  * 1. the column -> API field mapping below (every column must have an entry);
  * 2. the story DTO, as `GET /api/stories/{id}` answers it (src/stories/present.ts);
- * 3. a search hit, as `GET /api/stories/search` answers it (src/search/fts5-stories.ts, present.ts);
- * 4. the Typesense collection schema (src/search/typesense-schema.ts, `collectionSchema`);
- * 5. the Typesense document built from the row (src/search/typesense-documents.ts);
+ * 3. a search hit, as `GET /api/stories/search` answers it (src/search/embedded/stories.ts, present.ts);
+ * 4. the Typesense collection schema (src/search/typesense/schema.ts, `collectionSchema`);
+ * 5. the Typesense document built from the row (src/search/typesense/documents.ts);
  * 6. the embedded FTS document: a word written into the column must become findable through
- *    `stories_fts` after the same sync step every write runs (src/search/sync.ts, and the
+ *    `stories_fts` after the same sync step every write runs (src/search/embedded/sync.ts, and the
  *    `UPDATE OF` list of drizzle/0002's trigger, which decides whether the document is rebuilt);
  * 7. the triggers that decide whether a change reaches Typesense: changing the column alone must
  *    mark the story in `search_dirty` on a connection with the Typesense triggers installed
- *    (src/search/outbox.ts `installOutboxTriggers`, plus drizzle/0002's trigger). A column missing
+ *    (src/search/typesense/outbox.ts `installOutboxTriggers`, plus drizzle/0002's trigger). A column missing
  *    there is the silent failure: the API shows the new value, Typesense never hears of it.
  *
  * Each place has an explicit allow-list of the columns that deliberately do not belong there.
@@ -25,10 +25,10 @@ import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { fileUpload } from '../helpers/multipart.js';
 import * as img from '../helpers/images.js';
 import { DATABASE_FILE_NAME, openDatabase, type Db } from '../../src/db/open.js';
-import { installOutboxTriggers } from '../../src/search/outbox.js';
-import { syncSearchDocuments } from '../../src/search/sync.js';
-import { readStoryDocuments } from '../../src/search/typesense-documents.js';
-import { collectionSchema } from '../../src/search/typesense-schema.js';
+import { installOutboxTriggers } from '../../src/search/typesense/outbox.js';
+import { syncSearchDocuments } from '../../src/search/embedded/sync.js';
+import { readStoryDocuments } from '../../src/search/typesense/documents.js';
+import { collectionSchema } from '../../src/search/typesense/schema.js';
 
 /** Every story column and the API field that shows it. Must list exactly the table's columns. */
 const FIELD_OF_COLUMN: Record<string, string> = {
@@ -95,7 +95,7 @@ const PLACES = ['mapping', ...Object.keys(NOT_IN)] as const;
 const NAMED_ROW_ENDPOINT: Record<string, string> = { authors: '/api/authors', series: '/api/series' };
 
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-/** Typesense keeps timestamps as epoch milliseconds (src/search/typesense-schema.ts). */
+/** Typesense keeps timestamps as epoch milliseconds (src/search/typesense/schema.ts). */
 const TYPESENSE_VALUE: Record<string, (value: unknown) => unknown> = {
   created_at: (value) => Date.parse(String(value)),
   updated_at: (value) => Date.parse(String(value)),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase } from '../../src/db/open.js';
-import { foldSuggestion, rankBucket, suggestionKeys } from '../../src/search/suggestions.js';
+import { foldSuggestion, rankBucket, suggestionKeys } from '../../src/search/embedded/suggestions.js';
 import { buildTestApp, tempDataDir } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 import { migrationsCopy } from '../helpers/migrations.js';

@@ -4,10 +4,11 @@
  * (escaped here, never trusting the markup).
  */
 import t from 'tap';
-import { backoffMs, BACKOFF_CAP_MS } from '../../src/search/outbox.js';
-import { parseImportAnswer } from '../../src/search/typesense-client.js';
-import { authorSearchPlan, MATCHES_NOTHING, NOT_EXPRESSIBLE, storySearchPlan } from '../../src/search/typesense-query.js';
-import { highlightTags, segmentsOf, snippetFromHighlights } from '../../src/search/typesense-snippet.js';
+import { backoffMs, BACKOFF_CAP_MS } from '../../src/search/typesense/outbox.js';
+import { parseImportAnswer } from '../../src/search/typesense/client.js';
+import { authorSearchPlan, MATCHES_NOTHING, NOT_EXPRESSIBLE, storySearchPlan } from '../../src/search/typesense/query.js';
+import { highlightTags, segmentsOf, snippetFromHighlights } from '../../src/search/typesense/snippet.js';
+import { authorSearchRequest, storySearchRequest } from '../../src/search/service.js';
 
 const tags = highlightTags('test');
 
@@ -27,25 +28,25 @@ t.test('story plans: words, filters, sorts and 1-based pages', async (t) => {
   t.equal(plan.parameters.drop_tokens_threshold, 0);
   t.equal(plan.parameters.highlight_start_tag, tags.start);
 
-  const short = storySearchPlan({ query: 'ab' }, tags);
+  const short = storySearchPlan(storySearchRequest({ query: 'ab' }), tags);
   t.equal(typeof short === 'object' && short.parameters.prefix, false, 'a last word under 3 characters is not a prefix');
-  const all = storySearchPlan({ query: '*' }, tags);
+  const all = storySearchPlan(storySearchRequest({ query: '*' }), tags);
   if (typeof all === 'symbol') throw new Error('expected a plan');
   t.equal(all.parameters.q, '*');
   t.equal(all.parameters.sort_by, 'createdAt:desc,idKey:desc', '"*" lists newest first');
-  const relevance = storySearchPlan({ query: 'x y z', sortBy: 'relevance', sortDir: 'asc' }, tags);
+  const relevance = storySearchPlan(storySearchRequest({ query: 'x y z', sortBy: 'relevance', sortDir: 'asc' }), tags);
   t.equal(typeof relevance === 'object' && relevance.parameters.sort_by, '_text_match:asc,createdAt:asc,idKey:asc');
-  const byAuthor = storySearchPlan({ query: '*', sortBy: 'authorName', sortDir: 'desc' }, tags);
+  const byAuthor = storySearchPlan(storySearchRequest({ query: '*', sortBy: 'authorName', sortDir: 'desc' }), tags);
   t.equal(typeof byAuthor === 'object' && byAuthor.parameters.sort_by, 'authorNameKey(missing_values: last):desc,idKey:desc', 'stories without an author sort last');
-  t.equal(storySearchPlan({ query: '!!! ???' }, tags), MATCHES_NOTHING);
-  t.equal(storySearchPlan({ query: '*', tags: ['a`b'] }, tags), NOT_EXPRESSIBLE, 'a backtick cannot be written in filter_by');
-  t.equal(storySearchPlan({ query: '*', authors: ['x`'] }, tags), NOT_EXPRESSIBLE);
+  t.equal(storySearchPlan(storySearchRequest({ query: '!!! ???' }), tags), MATCHES_NOTHING);
+  t.equal(storySearchPlan(storySearchRequest({ query: '*', tags: ['a`b'] }), tags), NOT_EXPRESSIBLE, 'a backtick cannot be written in filter_by');
+  t.equal(storySearchPlan(storySearchRequest({ query: '*', authors: ['x`'] }), tags), NOT_EXPRESSIBLE);
 });
 
 t.test('author plans', async (t) => {
-  const byName = authorSearchPlan({ query: '*', sortBy: 'name', sortDir: 'desc' });
+  const byName = authorSearchPlan(authorSearchRequest({ query: '*', sortBy: 'name', sortDir: 'desc' }));
   t.equal(typeof byName === 'object' && byName.parameters.sort_by, 'nameKey:desc');
-  const byRating = authorSearchPlan({ query: 'ada', sortBy: 'averageStoryRating', sortDir: 'asc', page: 0, size: 10 });
+  const byRating = authorSearchPlan(authorSearchRequest({ query: 'ada', sortBy: 'averageStoryRating', sortDir: 'asc', page: 0, size: 10 }));
   if (typeof byRating === 'symbol') throw new Error('expected a plan');
   t.equal(byRating.parameters.sort_by, 'averageStoryRating:asc,idKey:asc');
   t.equal(byRating.parameters.query_by, 'name,notes,urls');

@@ -5,7 +5,7 @@
 import type { Test } from 'tap';
 import type { BuildOptions } from '../../../src/app.js';
 import { buildTestApp, type TestContext } from '../app.js';
-import type { TypesenseSearchEngine } from '../../../src/search/typesense-engine.js';
+import type { TypesenseSearchEngine } from '../../../src/search/typesense/engine.js';
 import type { FakeTypesense } from './index.js';
 
 export const PREFIX = 'storyshelf';

@@ -2,7 +2,7 @@
  * How the fake sees text: words are runs of letters and digits (every other character separates
  * them, as with a schema listing punctuation in `token_separators`), compared lowercased and
  * without diacritics, as Typesense normalises them. Written for the fake, independently of the
- * service's own tokenizer model (src/search/text.ts), so a difference between the two shows.
+ * service's own tokenizer model (src/search/text/words.ts), so a difference between the two shows.
  */
 
 export interface Token {

@@ -14,7 +14,7 @@ import https from 'node:https';
 import type { FastifyBaseLogger } from 'fastify';
 import { Client, Errors } from 'typesense';
 import type { CollectionCreateSchema, ConfigurationOptions } from 'typesense';
-import type { TypesenseConfig } from '../config.js';
+import type { TypesenseConfig } from '../../config.js';
 
 export interface HighlightV1 {
   field: string;

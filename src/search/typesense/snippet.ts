@@ -12,9 +12,9 @@
  * not fetched (it can be long), so its excerpt is Typesense's own snippet window.
  */
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, excerptRange } from './snippet.js';
-import { foldWord } from './text.js';
-import type { HighlightV1 } from './typesense-client.js';
+import { ELLIPSIS, escapeHtml, excerptRange } from '../text/excerpt.js';
+import { foldWord } from '../text/words.js';
+import type { HighlightV1 } from './client.js';
 
 export interface HighlightTags {
   start: string;
@@ -37,8 +37,6 @@ export interface SnippetDocument {
   description?: string;
   contentPlain?: string;
 }
-
-const ELLIPSIS = '…';
 
 interface Segment {
   text: string;

@@ -5,11 +5,11 @@
  * author's URLs in order, come from subqueries, so a batch of 100 costs one read.
  */
 import type Database from 'better-sqlite3';
-import type { DbOrTx } from '../db/transaction.js';
-import type { StoryHitRow } from './present.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
-import { codePoints } from './text.js';
-import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './typesense-schema.js';
+import type { DbOrTx } from '../../db/open.js';
+import type { StoryHitRow } from '../present.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
+import { truncateCodePoints } from '../text/words.js';
+import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './schema.js';
 
 /** The search hit's columns (./present.ts), with everything a Typesense story document adds. */
 interface StoryRow extends StoryHitRow {
@@ -50,7 +50,7 @@ const AUTHOR_SELECT = `SELECT a.seq, a.id, a.name, a.name_key AS nameKey, a.note
   (SELECT json_group_array(url) FROM (SELECT url FROM author_urls WHERE author_id = a.id ORDER BY position)) AS urls
   FROM authors a`;
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   storiesByIds: client.prepare<[string], StoryRow>(`${STORY_SELECT} WHERE s.id IN (SELECT value FROM json_each(?))`),
   storiesAfter: client.prepare<[number, number], StoryRow>(`${STORY_SELECT} WHERE s.seq > ? ORDER BY s.seq LIMIT ?`),
   authorsByIds: client.prepare<[string], AuthorRow>(`${AUTHOR_SELECT} WHERE a.id IN (SELECT value FROM json_each(?))`),
@@ -82,7 +82,7 @@ function storyDocument(row: StoryRow): StoryDocument {
   };
   put(doc, 'summary', row.summary);
   put(doc, 'description', row.description);
-  put(doc, 'contentPlain', row.contentPlain === null ? null : codePoints(row.contentPlain, MAX_CONTENT_CHARS));
+  put(doc, 'contentPlain', row.contentPlain === null ? null : truncateCodePoints(row.contentPlain, MAX_CONTENT_CHARS));
   put(doc, 'authorId', row.authorId);
   put(doc, 'authorName', row.authorName);
   put(doc, 'authorNameKey', row.authorNameKey);

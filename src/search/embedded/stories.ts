@@ -5,23 +5,22 @@
  * rows, their tag names, and builds their snippets.
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../db/open.js';
-import { LruCache } from '../lib/lru.js';
-import { nameKey } from '../lib/names.js';
-import type { SortDirection } from '../lib/pagination.js';
-import type { StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
-import type { SearchPage, StorySearchRequest } from './engine.js';
-import { presentStoryHit, type StoryHitRow } from './present.js';
-import { parseQuery, type ParsedQuery } from './query.js';
+import type { Db } from '../../db/open.js';
+import { nameKey } from '../../lib/names.js';
+import type { SortDirection } from '../../lib/pagination.js';
+import type { StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
+import { emptyPage, type SearchPage, type StorySearchRequest } from '../engine.js';
+import { presentStoryHit, type StoryHitRow } from '../present.js';
+import { parseQuery, type ParsedQuery } from '../text/query.js';
 import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
+import { defineStatements, defineStatementShapes, sqliteClient } from '../../db/statements.js';
 
 const ROW_COLUMNS = `s.seq, s.id, s.title, s.summary, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId,
   se.name AS seriesName, s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
   s.created_at AS createdAt, s.updated_at AS updatedAt`;
 
-const fixedStatements = statementCache((client: Database.Database) => ({
+const fixedStatements = defineStatements((client: Database.Database) => ({
   authors: client.prepare<[string], { id: string; storyCount: number }>(
     'SELECT id, story_count AS storyCount FROM authors WHERE name_key IN (SELECT value FROM json_each(?))',
   ),
@@ -56,15 +55,15 @@ const fixedStatements = statementCache((client: Database.Database) => ({
 export const SHAPED_STATEMENTS_MAX = 256;
 
 /** Statements whose text depends on the filters and sort, prepared once per shape (LRU-bounded). */
-const shapedStatements = statementCache(() => new LruCache<string, Database.Statement>(SHAPED_STATEMENTS_MAX));
+const shapedStatements = defineStatementShapes<Database.Statement>(SHAPED_STATEMENTS_MAX);
 
 function shaped(client: Database.Database, sqlText: string): Database.Statement {
-  return shapedStatements(client).getOrCreate(sqlText, () => client.prepare(sqlText));
+  return shapedStatements(client, sqlText, () => client.prepare(sqlText));
 }
 
 /** How many shaped statements the connection keeps now (for tests and diagnostics). */
 export function shapedStatementCount(client: Database.Database): number {
-  return shapedStatements(client).size;
+  return shapedStatements.count(client);
 }
 
 /**
@@ -178,17 +177,16 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
  * One page of story search results (see the file comment). A filter naming no existing
  * author, or a tag that does not exist, matches nothing; so does text with no searchable word.
  */
-export function searchStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): SearchPage<StorySearchDto> {
+export function findStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): SearchPage<StorySearchDto> {
   const client = sqliteClient(db);
-  const page = request.page ?? 0;
-  const size = request.size ?? 20;
-  const empty = { results: [], totalHits: 0, page, perPage: size };
+  const { page, size } = request;
+  const empty = emptyPage<StorySearchDto>(request);
   const parsed = parseQuery(request.query);
   if (!parsed.matchAll && parsed.match === null) return empty;
   const filter = resolveFilter(client, request);
   if (filter === null) return empty;
 
   const window = { limit: size, offset: page * size };
-  const { seqs, total } = pickPage(client, parsed, filter, request.sortBy ?? 'relevance', request.sortDir ?? 'desc', window, options.probeLimit);
+  const { seqs, total } = pickPage(client, parsed, filter, request.sortBy, request.sortDir, window, options.probeLimit);
   return { results: presentPage(client, seqs, parsed), totalHits: total, page, perPage: size };
 }

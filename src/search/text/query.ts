@@ -11,7 +11,7 @@
  * a shorter prefix would merge the doclists of most of the vocabulary (over a second at 100k
  * stories; docs/performance.md). Search-as-you-type belongs to the suggestions endpoint.
  */
-import { codePoints, foldedWords, hasWord } from './text.js';
+import { truncateCodePoints, foldedWords, hasWord } from './words.js';
 
 /** Shortest last word that is expanded as a prefix. */
 export const MIN_PREFIX_LENGTH = 3;
@@ -42,7 +42,7 @@ export function parseQuery(text: string): ParsedQuery {
     .split(/\s+/u)
     .filter(hasWord)
     .slice(0, MAX_QUERY_PIECES)
-    .map((piece) => codePoints(piece, MAX_PIECE_LENGTH));
+    .map((piece) => truncateCodePoints(piece, MAX_PIECE_LENGTH));
   const words = pieces.flatMap(foldedWords);
   if (words.length === 0) return { matchAll: false, match: null, words: [], prefix: false };
 

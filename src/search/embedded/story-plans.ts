@@ -17,8 +17,8 @@
  * Relevance is bm25 over FTS5's columns (weights in the migration), so it is only ever computed
  * with FTS5 as the outer loop; ties are broken by seq.
  */
-import type { SortDirection } from '../lib/pagination.js';
-import type { StorySearchSortKey } from '../schemas/search.js';
+import type { SortDirection } from '../../lib/pagination.js';
+import type { StorySearchSortKey } from '../../schemas/search.js';
 
 /** Largest driving set walked row by row; above it, filters become sets. */
 export const PROBE_LIMIT = 10_000;
@@ -41,7 +41,7 @@ export interface SearchFilter {
   maxRating: number | null;
 }
 
-export interface Plan {
+export interface StoryPlan {
   /** Page query: `seq` and, for probe plans, `total` on every row. */
   page: string;
   /** Count query for the same stories (sets plans, or a page past the end). */
@@ -142,7 +142,7 @@ function probeDriver({ match, candidates, filter, sortBy, probeLimit = PROBE_LIM
   return best !== undefined && best.size <= probeLimit ? best.driver : null;
 }
 
-function probePlan(input: PlanInput, driver: Driver): Plan {
+function probePlan(input: PlanInput, driver: Driver): StoryPlan {
   const { match, filter, sortBy, direction } = input;
   const sources: Record<Driver, string> = {
     fts: `stories_fts f CROSS JOIN ${ATTRS} ON s.seq = f.rowid`,
@@ -165,7 +165,7 @@ function probePlan(input: PlanInput, driver: Driver): Plan {
   };
 }
 
-function setsPlan(input: PlanInput): Plan {
+function setsPlan(input: PlanInput): StoryPlan {
   const { match, filter, sortBy, direction } = input;
   if (sortBy === 'relevance' && match !== null) {
     const from = `stories_fts f ${where(['stories_fts MATCH @match', ...setConditions(filter, 'f.rowid')])}`;
@@ -200,7 +200,7 @@ function setsPlan(input: PlanInput): Plan {
 }
 
 /** The cheapest plan for this search (see the file comment). */
-export function planStorySearch(input: PlanInput): Plan {
+export function planStorySearch(input: PlanInput): StoryPlan {
   const driver = probeDriver(input);
   return driver === null ? setsPlan(input) : probePlan(input, driver);
 }

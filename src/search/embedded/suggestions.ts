@@ -14,8 +14,8 @@
  * texts whose first word matched, then shorter texts. Names used by no story are not suggested.
  */
 import type Database from 'better-sqlite3';
-import { statementCache } from './sqlite-client.js';
-import { codePoints, foldedWords } from './text.js';
+import { defineStatements } from '../../db/statements.js';
+import { containsPhrase, foldedWords, truncateCodePoints } from '../text/words.js';
 
 /** Longest indexed prefix; a longer query word is looked up by its first 10 characters and checked. */
 export const SUGGESTION_KEY_MAX = 10;
@@ -48,7 +48,7 @@ interface StoredSuggestion {
   weight: number;
 }
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   find: client.prepare<[string, number | string], StoredSuggestion>(
     'SELECT id, text, folded, weight FROM search_suggestions WHERE kind = ? AND ref = ?',
   ),
@@ -139,21 +139,6 @@ export function clearSuggestions(client: Database.Database): void {
   s.clear.run();
 }
 
-/** True when the folded text has the query's words in a row, the last one as a prefix. */
-export function containsPhrase(textWords: readonly string[], queryWords: readonly string[]): boolean {
-  const last = queryWords.length - 1;
-  for (let start = 0; start + last < textWords.length; start += 1) {
-    let matched = true;
-    for (let offset = 0; offset <= last && matched; offset += 1) {
-      const word = textWords[start + offset] as string;
-      const wanted = queryWords[offset] as string;
-      matched = offset === last ? word.startsWith(wanted) : word === wanted;
-    }
-    if (matched) return true;
-  }
-  return false;
-}
-
 /**
  * Up to `limit` distinct suggestions for the text (deduplicated case- and
  * diacritic-insensitively; the best-ranked spelling is shown). Blank text suggests nothing.
@@ -163,7 +148,7 @@ export function suggest(client: Database.Database, text: string, limit: number):
   if (queryWords.length === 0) return [];
   // The longest word narrows the walk most; the phrase check below confirms the rest.
   const longest = queryWords.reduce((best, word) => ([...word].length > [...best].length ? word : best));
-  const key = codePoints(longest, SUGGESTION_KEY_MAX);
+  const key = truncateCodePoints(longest, SUGGESTION_KEY_MAX);
   const exactByKey = queryWords.length === 1 && key === longest;
 
   const seen = new Set<string>();

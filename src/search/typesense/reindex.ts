@@ -18,11 +18,12 @@
  * retried with backoff like any other change. A failure before step 3 drops the new collections.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/open.js';
+import type { Db } from '../../db/open.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
 import { enqueueChanges } from './outbox.js';
-import { describeError, type TypesenseGateway } from './typesense-client.js';
-import { authorDocumentPage, storyDocumentPage } from './typesense-documents.js';
-import { aliasName, collectionName, collectionSchema, COLLECTION_KINDS, isOwnCollection, type CollectionKind } from './typesense-schema.js';
+import { describeError, type TypesenseGateway } from './client.js';
+import { authorDocumentPage, storyDocumentPage } from './documents.js';
+import { aliasName, collectionName, collectionSchema, COLLECTION_KINDS, isOwnCollection, type CollectionKind } from './schema.js';
 
 /** Documents per import request during a rebuild. */
 const PAGE_SIZE = 200;
@@ -51,7 +52,7 @@ async function importAll(db: Db, gateway: TypesenseGateway, kind: CollectionKind
     if (refused.length > 0) {
       log.warn({ kind, refused: refused.length, error: lines.find((line) => !line.success)?.error }, 'Typesense refused documents during the rebuild; they are queued for retry');
       const ids = refused.map((id) => ({ seq: 0, id }));
-      db.transaction((tx) => enqueueChanges(tx, kind === 'stories' ? { stories: ids, authors: [] } : { stories: [], authors: ids }));
+      bookkeepingTransaction(db, (tx) => enqueueChanges(tx, kind === 'stories' ? { stories: ids, authors: [] } : { stories: [], authors: ids }));
     }
   }
 }

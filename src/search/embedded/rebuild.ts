@@ -13,10 +13,10 @@
  * thousand pages per transaction, as `optimize` would in one.
  */
 import type Database from 'better-sqlite3';
-import { ServiceUnavailable } from '../errors.js';
-import type { Db } from '../db/open.js';
-import type { Tx } from '../db/transaction.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
+import { ServiceUnavailable } from '../../errors.js';
+import type { Db, Tx } from '../../db/open.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { clearSuggestions } from './suggestions.js';
 import { rebuildDirty } from './sync.js';
 
@@ -45,7 +45,7 @@ const SOURCES = [
 
 type Key = number | string;
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   // Per source: the next batch's last key and size, then marking that batch for the sync step.
   // (Not INSERT ... RETURNING: a row already marked would be left out and end the walk early.)
   batches: SOURCES.map(({ table, key, mark }) => ({
@@ -92,7 +92,7 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
   const step = async <T>(work: (tx: Tx) => T): Promise<T> => {
     await new Promise((resolve) => setImmediate(resolve));
     if (stopped()) throw new RebuildInterrupted();
-    return db.transaction(work, { behavior: 'immediate' });
+    return bookkeepingTransaction(db, work);
   };
   await step(() => {
     s.clearStoryDocs.run();

@@ -1,7 +1,7 @@
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import type { FastifyBaseLogger } from 'fastify';
 import { createBackup } from '../backup/snapshot.js';
-import { applyMigrations, findMigrationsFolder, type Db } from './open.js';
+import { applyMigrations, findMigrationsFolder, type Db } from '../db/open.js';
 
 /** From another connection's point of view a one-step backup is one read transaction. */
 const ALL_PAGES = 0x7fffffff;

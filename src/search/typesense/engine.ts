@@ -13,19 +13,26 @@
  *   30 s) watches `/health`; when it answers again, queued rows are made due and the worker
  *   drains them.
  * - Collections are created on first use; reindex rebuilds the embedded index, then builds fresh
- *   Typesense collections and swaps the aliases (./typesense-reindex.ts).
+ *   Typesense collections and swaps the aliases (./reindex.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { TypesenseConfig } from '../config.js';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
-import { storedNamesByFold } from '../tags/repository.js';
-import type { AuthorSearchRequest, ReindexOutcome, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
+import type { TypesenseConfig } from '../../config.js';
+import type { Db, DbOrTx } from '../../db/open.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
+import { storedNamesByFold } from '../../tags/repository.js';
+import {
+  emptyPage,
+  type AuthorSearchRequest,
+  type ReindexOutcome,
+  type SearchChanges,
+  type SearchEngine,
+  type SearchPage,
+  type StorySearchRequest,
+} from '../engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
-import type { SearchChanges } from './sync.js';
-import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './typesense-client.js';
+import { describeError, httpStatusOf, isUnavailable, TypesenseGateway, type GatewayOptions } from './client.js';
 import {
   authorSearchPage,
   authorSearchPlan,
@@ -35,10 +42,10 @@ import {
   storySearchPlan,
   suggestionParameters,
   suggestionsFrom,
-} from './typesense-query.js';
-import { rebuildCollections } from './typesense-reindex.js';
-import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './typesense-schema.js';
-import { highlightTags } from './typesense-snippet.js';
+} from './query.js';
+import { rebuildCollections } from './reindex.js';
+import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './schema.js';
+import { highlightTags } from './snippet.js';
 import { OutboxWorker, type WorkerOptions } from './worker.js';
 
 export interface TypesenseEngineOptions {
@@ -118,7 +125,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (!this.servesQueries()) return this.embedded.searchStories(request);
     const plan = storySearchPlan(this.withStoredTagNames(request), this.tags);
     if (plan === NOT_EXPRESSIBLE) return this.embedded.searchStories(request);
-    if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
+    if (plan === MATCHES_NOTHING) return emptyPage(request);
     try {
       const result = await this.gateway.search<StoryDocument>(this.alias('stories'), plan.parameters, this.options.queryTimeoutMs);
       this.markReachable();
@@ -147,7 +154,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (!this.servesQueries()) return this.embedded.searchAuthors(request);
     const plan = authorSearchPlan(request);
     if (plan === NOT_EXPRESSIBLE) return this.embedded.searchAuthors(request);
-    if (plan === MATCHES_NOTHING) return { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 };
+    if (plan === MATCHES_NOTHING) return emptyPage(request);
     try {
       const result = await this.gateway.search<AuthorDocument>(this.alias('authors'), plan.parameters, this.options.queryTimeoutMs);
       this.markReachable();
@@ -428,6 +435,6 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (entities.length === 0 || this.closed) return;
     const changes: SearchChanges = { stories: [], authors: [] };
     for (const { kind, id } of entities) (kind === 'story' ? changes.stories : changes.authors).push({ seq: 0, id });
-    this.db.transaction((tx) => enqueueChanges(tx, changes));
+    bookkeepingTransaction(this.db, (tx) => enqueueChanges(tx, changes));
   }
 }

@@ -4,17 +4,15 @@
  * transaction (./sync.ts); this class only answers queries, rebuilds, and reports health.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { SearchHealth, StorySearchDto } from '../schemas/search.js';
-import type { AuthorSearchRequest, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
-import { searchAuthors } from './fts5-authors.js';
-import { searchStories } from './fts5-stories.js';
-import { sqliteClient } from './sqlite-client.js';
+import type { Db, DbOrTx } from '../../db/open.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
+import { emptyPage, type AuthorSearchRequest, type SearchChanges, type SearchEngine, type SearchPage, type StorySearchRequest } from '../engine.js';
+import { findAuthors } from './authors.js';
+import { findStories } from './stories.js';
+import { sqliteClient } from '../../db/statements.js';
 import { suggest } from './suggestions.js';
 import { rebuildSearchIndex } from './rebuild.js';
-import type { SearchChanges } from './sync.js';
 
 /** An FTS5 error that slipped past the query builder: answered as "no match", never a 500. */
 function isFtsQueryError(error: unknown): boolean {
@@ -31,7 +29,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   ) {}
 
   async searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>> {
-    return this.guard(request.query, () => searchStories(this.db, request), { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 });
+    return this.guard(request.query, () => findStories(this.db, request), emptyPage(request));
   }
 
   async suggest(text: string, limit: number): Promise<string[]> {
@@ -39,7 +37,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   async searchAuthors(request: AuthorSearchRequest): Promise<SearchPage<AuthorDto>> {
-    return this.guard(request.query, () => searchAuthors(this.db, request), { results: [], totalHits: 0, page: request.page ?? 0, perPage: request.size ?? 20 });
+    return this.guard(request.query, () => findAuthors(this.db, request), emptyPage(request));
   }
 
   async reindex(): Promise<{ storiesCount: number }> {

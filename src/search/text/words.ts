@@ -36,7 +36,7 @@ export function hasWord(text: string): boolean {
 }
 
 /** The text's first `max` code points (never splitting a surrogate pair). */
-export function codePoints(text: string, max: number): string {
+export function truncateCodePoints(text: string, max: number): string {
   let count = 0;
   let end = 0;
   for (const char of text) {
@@ -53,4 +53,19 @@ export function codePointBoundary(text: string, offset: number): number {
   const before = text.charCodeAt(offset - 1);
   const at = text.charCodeAt(offset);
   return before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff ? offset - 1 : offset;
+}
+
+/** True when the folded text has the query's words in a row, the last one as a prefix. */
+export function containsPhrase(textWords: readonly string[], queryWords: readonly string[]): boolean {
+  const last = queryWords.length - 1;
+  for (let start = 0; start + last < textWords.length; start += 1) {
+    let matched = true;
+    for (let offset = 0; offset <= last && matched; offset += 1) {
+      const word = textWords[start + offset] as string;
+      const wanted = queryWords[offset] as string;
+      matched = offset === last ? word.startsWith(wanted) : word === wanted;
+    }
+    if (matched) return true;
+  }
+  return false;
 }

@@ -50,7 +50,7 @@ export interface StoryDocument {
   volume?: number;
   /**
    * The stored names, sorted, as StorySearchDto lists them. A stored name is as unique as the
-   * tag's fold key, so filters name the tag by it (typesense-engine.ts resolves the spelling).
+   * tag's fold key, so filters name the tag by it (engine.ts resolves the spelling).
    */
   tagNames: string[];
   rating?: number;

@@ -13,16 +13,10 @@
  * index change together: they can never disagree.
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
+import type { Db, DbOrTx } from '../../db/open.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
+import type { SearchChanges } from '../engine.js';
 import { putSuggestion, type SuggestionKind } from './suggestions.js';
-
-/** The documents one sync rebuilt: seq (the FTS rowid) and public id; the row may be gone. */
-export interface SearchChanges {
-  stories: { seq: number; id: string }[];
-  authors: { seq: number; id: string }[];
-}
 
 /** Told, inside the transaction, which documents changed (the Typesense outbox hooks in here). */
 export type SearchChangeListener = (tx: DbOrTx, changes: SearchChanges) => void;
@@ -47,7 +41,7 @@ export function onSearchChanges(db: Db, listener: SearchChangeListener): () => v
 const DIRTY_STORIES = `SELECT ref FROM search_dirty WHERE kind = 'story'`;
 const DIRTY_AUTHORS = `SELECT ref FROM search_dirty WHERE kind = 'author'`;
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   anyDirty: client.prepare('SELECT 1 FROM search_dirty LIMIT 1').pluck(),
   dirty: client.prepare<[], { kind: string; ref: number | string; uid: string }>('SELECT kind, ref, uid FROM search_dirty'),
   clearDirty: client.prepare('DELETE FROM search_dirty'),

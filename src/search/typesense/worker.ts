@@ -17,11 +17,11 @@
  * its aliases; `flush()` tries every row once, backoff or not, for the shutdown.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/open.js';
+import type { Db } from '../../db/open.js';
 import { dueRows, nextAttemptAt, pendingCount, recordOutcome, type DeliveryOutcome, type OutboxRow } from './outbox.js';
-import { describeError, httpStatusOf, isUnavailable, type TypesenseGateway } from './typesense-client.js';
-import { readAuthorDocuments, readStoryDocuments } from './typesense-documents.js';
-import { aliasName, type CollectionKind } from './typesense-schema.js';
+import { describeError, httpStatusOf, isUnavailable, type TypesenseGateway } from './client.js';
+import { readAuthorDocuments, readStoryDocuments } from './documents.js';
+import { aliasName, type CollectionKind } from './schema.js';
 
 export interface WorkerHooks {
   /** True while Typesense is reachable and its collections exist. */

@@ -2,28 +2,27 @@
  * The search contract of docs/decisions.md, "Search", in Typesense's terms, so both engines answer
  * the same request the same way:
  *
- * - the text goes through the embedded engine's parser (./query.ts): its folded words are the
+ * - the text goes through the embedded engine's parser (../text/query.ts): its folded words are the
  *   query, operators are never passed on, the last word is a prefix only from 3 characters;
  *   typo tolerance and token dropping are off, so every word must match, as in FTS5;
  * - `authors` (any) and `tags` (all) are exact `filter_by` clauses: authors on their name key,
  *   tags on the stored name the documents carry (the engine first turns each asked-for spelling
- *   into the stored name of the tag it folds to, typesense-engine.ts); `minRating`/`maxRating`
+ *   into the stored name of the tag it folds to, engine.ts); `minRating`/`maxRating`
  *   are a range on `rating`, which unrated stories lack;
  * - every sort ends with `idKey` in the same direction, and optional values sort last, as the
  *   embedded engine's `NULLS LAST, id` does; relevance is `_text_match`, and `*` is the
  *   library's default order (newest first);
  * - 0-based pages become Typesense's 1-based ones.
  */
-import { nameKey, storedTagName } from '../lib/names.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
-import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from './engine.js';
-import { parseQuery, type ParsedQuery } from './query.js';
-import { foldedWords } from './text.js';
-import type { SearchParameters, TypesenseSearchResult } from './typesense-client.js';
-import type { AuthorDocument, StoryDocument } from './typesense-schema.js';
-import { snippetFromHighlights, type HighlightTags } from './typesense-snippet.js';
-import { containsPhrase } from './suggestions.js';
+import { nameKey, storedTagName } from '../../lib/names.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
+import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from '../engine.js';
+import { parseQuery, type ParsedQuery } from '../text/query.js';
+import { containsPhrase, foldedWords } from '../text/words.js';
+import type { SearchParameters, TypesenseSearchResult } from './client.js';
+import type { AuthorDocument, StoryDocument } from './schema.js';
+import { snippetFromHighlights, type HighlightTags } from './snippet.js';
 
 /** Query fields and weights, in the embedded engine's order (title, names, summary/description, body). */
 const STORY_QUERY_BY = ['title', 'authorName', 'seriesName', 'tagNames', 'summary', 'description', 'contentPlain'];
@@ -39,7 +38,7 @@ export const NOT_EXPRESSIBLE = Symbol('not expressible');
 /** A search that can match nothing (text without a searchable word). */
 export const MATCHES_NOTHING = Symbol('matches nothing');
 
-export type Plan = { parameters: SearchParameters; parsed: ParsedQuery } | typeof NOT_EXPRESSIBLE | typeof MATCHES_NOTHING;
+export type TypesensePlan = { parameters: SearchParameters; parsed: ParsedQuery } | typeof NOT_EXPRESSIBLE | typeof MATCHES_NOTHING;
 
 /** A backtick literal; a value holding a backtick cannot be written in `filter_by`. */
 function literal(value: string): string | typeof NOT_EXPRESSIBLE {
@@ -90,16 +89,16 @@ function storySort(sortBy: StorySearchSortKey, direction: 'asc' | 'desc', parsed
 }
 
 /** The Typesense search for a story search request (see the file comment). */
-export function storySearchPlan(request: StorySearchRequest, tags: HighlightTags): Plan {
+export function storySearchPlan(request: StorySearchRequest, tags: HighlightTags): TypesensePlan {
   const parsed = parseQuery(request.query);
   if (!parsed.matchAll && parsed.match === null) return MATCHES_NOTHING;
   const filter = storyFilter(request);
   if (filter === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
   const parameters: SearchParameters = {
     ...textParameters(parsed, STORY_QUERY_BY, STORY_WEIGHTS),
-    sort_by: storySort(request.sortBy ?? 'relevance', request.sortDir ?? 'desc', parsed),
-    page: (request.page ?? 0) + 1,
-    per_page: request.size ?? 20,
+    sort_by: storySort(request.sortBy, request.sortDir, parsed),
+    page: request.page + 1,
+    per_page: request.size,
     // The body can be long and is never shown; its highlight is enough for the snippet.
     exclude_fields: 'contentPlain',
     highlight_fields: 'summary,description,contentPlain,title',
@@ -140,7 +139,7 @@ export function storySearchPage(
     updatedAt: iso(doc.updatedAt),
     snippet: parsed.matchAll ? null : snippetFromHighlights(doc, highlights ?? [], tags),
   }));
-  return { results, totalHits: result.found, page: request.page ?? 0, perPage: request.size ?? 20 };
+  return { results, totalHits: result.found, page: request.page, perPage: request.size };
 }
 
 const AUTHOR_SORT_FIELDS: Record<AuthorSearchSortKey, string> = {
@@ -152,17 +151,17 @@ const AUTHOR_SORT_FIELDS: Record<AuthorSearchSortKey, string> = {
 };
 
 /** The Typesense search for an author search request. */
-export function authorSearchPlan(request: AuthorSearchRequest): Plan {
+export function authorSearchPlan(request: AuthorSearchRequest): TypesensePlan {
   const parsed = parseQuery(request.query);
   if (!parsed.matchAll && parsed.match === null) return MATCHES_NOTHING;
-  const sortBy = request.sortBy ?? 'name';
-  const direction = request.sortDir ?? 'asc';
+  const sortBy = request.sortBy;
+  const direction = request.sortDir;
   const parameters: SearchParameters = {
     ...textParameters(parsed, AUTHOR_QUERY_BY, AUTHOR_WEIGHTS),
     // Names are unique, so the name needs no tie-breaker.
     sort_by: sortBy === 'name' ? `nameKey:${direction}` : `${AUTHOR_SORT_FIELDS[sortBy]}:${direction},idKey:${direction}`,
-    page: (request.page ?? 0) + 1,
-    per_page: request.size ?? 20,
+    page: request.page + 1,
+    per_page: request.size,
     highlight_fields: 'none',
   };
   return { parameters, parsed };
@@ -182,7 +181,7 @@ export function authorSearchPage(result: TypesenseSearchResult<AuthorDocument>, 
     createdAt: iso(doc.createdAt),
     updatedAt: iso(doc.updatedAt),
   }));
-  return { results, totalHits: result.found, page: request.page ?? 0, perPage: request.size ?? 20 };
+  return { results, totalHits: result.found, page: request.page, perPage: request.size };
 }
 
 /** Stories read to gather suggestions from (Typesense's per-page maximum is 250). */

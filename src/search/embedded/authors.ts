@@ -6,14 +6,14 @@
  * other author list.
  */
 import { count, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/open.js';
-import { authors } from '../db/schema.js';
-import { findAuthorUrls } from '../authors/repository.js';
-import { presentAuthor } from '../authors/present.js';
-import type { AuthorDto } from '../schemas/author.js';
-import type { AuthorSearchSortKey } from '../schemas/search.js';
-import type { AuthorSearchRequest, SearchPage } from './engine.js';
-import { parseQuery } from './query.js';
+import type { Db } from '../../db/open.js';
+import { authors } from '../../db/schema.js';
+import { findAuthorUrls } from '../../authors/repository.js';
+import { presentAuthor } from '../../authors/present.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { AuthorSearchSortKey } from '../../schemas/search.js';
+import { emptyPage, type AuthorSearchRequest, type SearchPage } from '../engine.js';
+import { parseQuery } from '../text/query.js';
 
 const SORT_KEYS: Record<AuthorSearchSortKey, SQL> = {
   name: sql`${authors.nameKey}`,
@@ -30,11 +30,10 @@ function order(sortBy: AuthorSearchSortKey, direction: 'asc' | 'desc'): SQL[] {
 }
 
 /** One page of authors matching the text; `*` or blank lists every author. */
-export function searchAuthors(db: Db, request: AuthorSearchRequest): SearchPage<AuthorDto> {
-  const page = request.page ?? 0;
-  const size = request.size ?? 20;
+export function findAuthors(db: Db, request: AuthorSearchRequest): SearchPage<AuthorDto> {
+  const { page, size } = request;
   const parsed = parseQuery(request.query);
-  if (!parsed.matchAll && parsed.match === null) return { results: [], totalHits: 0, page, perPage: size };
+  if (!parsed.matchAll && parsed.match === null) return emptyPage(request);
 
   const where = parsed.match === null ? undefined : sql`${authors.seq} IN (SELECT rowid FROM authors_fts WHERE authors_fts MATCH ${parsed.match})`;
   const totalHits = db.select({ total: count() }).from(authors).where(where).get()?.total ?? 0;
@@ -42,7 +41,7 @@ export function searchAuthors(db: Db, request: AuthorSearchRequest): SearchPage<
     .select()
     .from(authors)
     .where(where)
-    .orderBy(...order(request.sortBy ?? 'name', request.sortDir ?? 'asc'))
+    .orderBy(...order(request.sortBy, request.sortDir))
     .limit(size)
     .offset(page * size)
     .all();

@@ -13,10 +13,10 @@
  * - A row Typesense refused gets an exponential backoff with jitter ({@link backoffMs}).
  */
 import type Database from 'better-sqlite3';
-import type { Db } from '../db/open.js';
-import type { DbOrTx } from '../db/transaction.js';
-import { sqliteClient, statementCache } from './sqlite-client.js';
-import type { SearchChanges } from './sync.js';
+import type { Db, DbOrTx } from '../../db/open.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
+import type { SearchChanges } from '../engine.js';
 
 export type OutboxKind = 'story' | 'author';
 
@@ -43,7 +43,7 @@ export function backoffMs(attempts: number, random: () => number = Math.random):
   return Math.round(delay / 2 + random() * (delay / 2));
 }
 
-const statementsFor = statementCache((client: Database.Database) => ({
+const statementsFor = defineStatements((client: Database.Database) => ({
   enqueue: client.prepare<{ kind: OutboxKind; entityId: string; now: number }>(
     `INSERT INTO search_outbox (kind, entity_id, enqueued_at, next_attempt_at) VALUES (@kind, @entityId, @now, @now)
      ON CONFLICT (kind, entity_id) DO UPDATE SET version = version + 1, next_attempt_at = excluded.next_attempt_at`,
@@ -90,14 +90,13 @@ export interface DeliveryOutcome {
  * sent), refused rows get their attempt counted, the error kept and the next attempt pushed back.
  */
 export function recordOutcome(db: Db, outcome: DeliveryOutcome, now = Date.now(), random: () => number = Math.random): void {
-  const client = db.$client;
-  const s = statementsFor(client);
-  client.transaction(() => {
+  const s = statementsFor(db.$client);
+  bookkeepingTransaction(db, () => {
     for (const row of outcome.delivered) s.delivered.run(row.id, row.version);
     for (const { row, error } of outcome.failed) {
       s.failed.run({ id: row.id, version: row.version, error: error.slice(0, 1000), next: now + backoffMs(row.attempts + 1, random) });
     }
-  })();
+  });
 }
 
 /** How many changes wait for Typesense (the health endpoint's `pendingChanges`). */
