@@ -4,7 +4,7 @@ import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
-import { configRoutes } from './config/routes.js';
+import { configRoutes } from './sanitization/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';

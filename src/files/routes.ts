@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses, MessageBody } from '../schemas/common.js';
 import { ImageBytes, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
-import { sweepUnreferencedImages } from './image-changes.js';
+import { sweepUnreferencedImages } from '../images/image-changes.js';
 import * as files from './service.js';
 
 const FILES = ['files'];

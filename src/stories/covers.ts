@@ -1,12 +1,12 @@
 /**
  * Story covers (spec 4.2 `POST/DELETE /api/stories/{id}/cover`, decisions.md "Images"): the
  * upload is checked and stored by the image store, the row changes in one write, and the old
- * file is released after the commit (src/files/image-changes.ts), so the row never names a file
+ * file is released after the commit (src/images/image-changes.ts), so the row never names a file
  * that is not there.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
-import { commitImageChange } from '../files/image-changes.js';
+import { commitImageChange } from '../images/image-changes.js';
 import { imageUrl } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';

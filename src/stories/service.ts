@@ -7,7 +7,7 @@
 import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
 import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
-import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
+import { commitImageChange, type AttachedImage } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
 import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
 import { findOrCreateSeries, findSeriesById } from '../series/repository.js';

@@ -16,9 +16,9 @@
  */
 import type { Db } from '../db/open.js';
 import { writeTransaction, type Tx } from '../db/transaction.js';
-import type { ImageKind } from '../images/image-path.js';
-import type { ImageStore } from '../images/store.js';
-import { countImageReferences, referencedImagePaths } from './repository.js';
+import type { ImageKind } from './image-path.js';
+import type { ImageStore } from './store.js';
+import { countImageReferences, referencedImagePaths } from './references.js';
 
 /** What a write reports back: its result and the image paths it stopped referencing. */
 export interface ImageWrite<T> {
