@@ -17,7 +17,7 @@ const HTML_SANITIZATION = {
 };
 
 /** Spec 4.8: the sanitizer's settings, from the same definition the sanitizer is built from. */
-export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const sanitizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/config/html-sanitization',
     {
