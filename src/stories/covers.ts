@@ -8,12 +8,13 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
 import { commitImageChange } from '../images/image-changes.js';
 import { imageUrl } from '../images/image-path.js';
+import { nextUpdatedAt } from '../lib/clock.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
 import type { MessageBody } from '../schemas/common.js';
 import type { CoverResponse } from '../schemas/story.js';
 import * as repo from './repository.js';
-import { nextUpdatedAt, storyNotFound } from './service.js';
+import { storyNotFound } from './service.js';
 
 /**
  * `POST /api/stories/{id}/cover`: the image in the multipart part `file` becomes the story's
