@@ -6,15 +6,17 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
-import { commitImageChange } from '../images/image-changes.js';
+import { stories } from '../db/schema.js';
+import { setImageColumn, type ImageColumn } from '../images/image-changes.js';
 import { imageUrl } from '../images/image-path.js';
-import { nextUpdatedAt } from '../lib/clock.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
 import type { MessageBody } from '../schemas/common.js';
 import type { CoverResponse } from '../schemas/story.js';
 import * as repo from './repository.js';
 import { storyNotFound } from './service.js';
+
+const COVER: ImageColumn = { table: stories, column: stories.coverPath, notFound: storyNotFound };
 
 /**
  * `POST /api/stories/{id}/cover`: the image in the multipart part `file` becomes the story's
@@ -27,12 +29,7 @@ export async function uploadCover(db: Db, store: ImageStore, request: FastifyReq
   if (repo.findStoryStamp(db, id) === undefined) throw storyNotFound(id);
   const { image } = await receiveUpload(request, store, { kind: 'covers', fileField: 'file', required: true });
   const coverPath = image as string;
-  await commitImageChange(db, store, { upload: coverPath }, (tx) => {
-    const current = repo.findStoryStamp(tx, id);
-    if (current === undefined) throw storyNotFound(id); // deleted while the upload streamed
-    repo.updateStory(tx, id, { coverPath, updatedAt: nextUpdatedAt(current.updatedAt) });
-    return { result: undefined, released: [current.coverPath] };
-  });
+  await setImageColumn(db, store, COVER, id, coverPath);
   return { message: 'Cover uploaded successfully', coverPath, coverUrl: imageUrl(coverPath) };
 }
 
@@ -42,12 +39,6 @@ export async function uploadCover(db: Db, store: ImageStore, request: FastifyReq
  * holds, so a repeated DELETE is harmless); an unknown story is 404.
  */
 export async function removeCover(db: Db, store: ImageStore, id: string): Promise<MessageBody> {
-  const removed = await commitImageChange(db, store, {}, (tx) => {
-    const current = repo.findStoryStamp(tx, id);
-    if (current === undefined) throw storyNotFound(id);
-    if (current.coverPath === null) return { result: false, released: [] };
-    repo.updateStory(tx, id, { coverPath: null, updatedAt: nextUpdatedAt(current.updatedAt) });
-    return { result: true, released: [current.coverPath] };
-  });
+  const removed = await setImageColumn(db, store, COVER, id, null);
   return { message: removed ? 'Cover removed successfully' : 'The story has no cover' };
 }
