@@ -4,8 +4,8 @@ import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
-import { configRoutes } from './config/routes.js';
 import { fileRoutes } from './files/routes.js';
+import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { storyRoutes } from './stories/routes.js';
@@ -27,7 +27,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(seriesRoutes);
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
-    await protectedScope.register(configRoutes);
+    await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
   });
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requestToken, TOKEN_COOKIE } from '../plugins/auth.js';
 import { errorResponses, MessageBody } from '../schemas/common.js';
 import { LoginBody, LoginResponse } from '../schemas/auth.js';
+import { requestToken, TOKEN_COOKIE } from './request-token.js';
 import { TOKEN_LIFETIME_SECONDS } from './tokens.js';
 
 /**

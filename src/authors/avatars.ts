@@ -1,11 +1,12 @@
 /**
  * Author avatars (`POST/DELETE /api/authors/{id}/avatar`, docs/decisions.md, "Images"): the
  * upload is checked and stored by the image store, the row changes in one write, and the old
- * file is released after the commit (src/files/image-changes.ts).
+ * file is released after the commit (src/images/image-changes.ts).
  */
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
-import { commitImageChange } from '../files/image-changes.js';
+import { authors } from '../db/schema.js';
+import { setImageColumn, type ImageColumn } from '../images/image-changes.js';
 import { imageUrl } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
@@ -13,6 +14,8 @@ import type { AvatarResponse } from '../schemas/author.js';
 import type { MessageBody } from '../schemas/common.js';
 import * as repo from './repository.js';
 import { authorNotFound } from './service.js';
+
+const AVATAR: ImageColumn = { table: authors, column: authors.avatarImagePath, notFound: authorNotFound };
 
 /**
  * `POST /api/authors/{id}/avatar`: the image in the multipart part `file` becomes the author's
@@ -24,12 +27,7 @@ export async function uploadAvatar(db: Db, store: ImageStore, request: FastifyRe
   if (repo.findAuthorById(db, id) === undefined) throw authorNotFound(id);
   const { image } = await receiveUpload(request, store, { kind: 'avatars', fileField: 'file', required: true });
   const avatarPath = image as string;
-  await commitImageChange(db, store, { upload: avatarPath }, (tx) => {
-    const current = repo.findAuthorById(tx, id);
-    if (current === undefined) throw authorNotFound(id); // deleted while the upload streamed
-    repo.updateAuthorRow(tx, id, { avatarImagePath: avatarPath });
-    return { result: undefined, released: [current.avatarImagePath] };
-  });
+  await setImageColumn(db, store, AVATAR, id, avatarPath);
   return { message: 'Avatar uploaded successfully', avatarPath, avatarUrl: imageUrl(avatarPath) };
 }
 
@@ -38,12 +36,6 @@ export async function uploadAvatar(db: Db, store: ImageStore, request: FastifyRe
  * an avatar is a 200 that changes nothing, as for story covers; an unknown author is 404.
  */
 export async function removeAvatar(db: Db, store: ImageStore, id: string): Promise<MessageBody> {
-  const removed = await commitImageChange(db, store, {}, (tx) => {
-    const current = repo.findAuthorById(tx, id);
-    if (current === undefined) throw authorNotFound(id);
-    if (current.avatarImagePath === null) return { result: false, released: [] };
-    repo.updateAuthorRow(tx, id, { avatarImagePath: null });
-    return { result: true, released: [current.avatarImagePath] };
-  });
+  const removed = await setImageColumn(db, store, AVATAR, id, null);
   return { message: removed ? 'Avatar removed successfully' : 'The author has no avatar' };
 }

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, isNotNull, max, ne, sql, type AnyColumn, 
 import { defineStatements } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
-import { newId, nowIso } from '../lib/clock.js';
+import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { cleanName, likeContains, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorSortKey } from '../schemas/author.js';
@@ -69,6 +69,12 @@ export function authorNameTaken(db: DbOrTx, name: string, exceptId?: string): bo
   return db.select({ id: authors.id }).from(authors).where(condition).get() !== undefined;
 }
 
+/** The author's next `updatedAt` (src/lib/clock.ts), or undefined when there is no such author. */
+function nextAuthorStamp(db: DbOrTx, id: string): string | undefined {
+  const row = db.select({ updatedAt: authors.updatedAt }).from(authors).where(eq(authors.id, id)).get();
+  return row === undefined ? undefined : nextUpdatedAt(row.updatedAt);
+}
+
 /** The columns an update may set; `updatedAt` is always bumped. */
 export interface AuthorChanges {
   name?: string;
@@ -78,7 +84,9 @@ export interface AuthorChanges {
 }
 
 export function updateAuthorRow(db: DbOrTx, id: string, changes: AuthorChanges): AuthorRow | undefined {
-  const values: Partial<typeof authors.$inferInsert> = { updatedAt: nowIso() };
+  const updatedAt = nextAuthorStamp(db, id);
+  if (updatedAt === undefined) return undefined;
+  const values: Partial<typeof authors.$inferInsert> = { updatedAt };
   if (changes.name !== undefined) {
     values.name = cleanName(changes.name);
     values.nameKey = nameKey(changes.name);
@@ -136,7 +144,9 @@ export function removeAuthorUrl(db: DbOrTx, authorId: string, url: string): bool
 
 /** Bumps `updatedAt` after a change that touched only the author's URLs. */
 export function touchAuthor(db: DbOrTx, id: string): AuthorRow | undefined {
-  return db.update(authors).set({ updatedAt: nowIso() }).where(eq(authors.id, id)).returning().get();
+  const updatedAt = nextAuthorStamp(db, id);
+  if (updatedAt === undefined) return undefined;
+  return db.update(authors).set({ updatedAt }).where(eq(authors.id, id)).returning().get();
 }
 
 export interface AuthorListFilter {

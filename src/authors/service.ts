@@ -2,7 +2,7 @@ import type { Db, DbOrTx } from '../db/open.js';
 import type { AuthorRow } from '../db/schema.js';
 import { writeTransaction } from '../db/transaction.js';
 import { Conflict, HTTP_URL_RULE, invalidField, NotFound, type ErrorDetails } from '../errors.js';
-import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
+import { commitImageChange, type AttachedImage } from '../images/image-changes.js';
 import { parseImagePathOf } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { cleanName, nameKey } from '../lib/names.js';

@@ -2,16 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses, MessageBody } from '../schemas/common.js';
 import { ImageBytes, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
-import { sweepUnreferencedImages } from './image-changes.js';
 import * as files from './service.js';
 
 const FILES = ['files'];
 
 /** docs/api.md, "Images — /api/files"; docs/decisions.md, "Images". The store behind these routes owns every path. */
 export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // Before the first request: images an interrupted change left that nothing names go to the trash.
-  app.addHook('onReady', async () => sweepUnreferencedImages(app.db, app.images, app.log));
-
   for (const [segment, kind] of [['cover', 'covers'], ['avatar', 'avatars']] as const) {
     app.post(
       `/files/upload/${segment}`,

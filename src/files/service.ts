@@ -11,7 +11,7 @@ import { imageUrl, parseImagePath, type ImageKind } from '../images/image-path.j
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
 import type { UploadResponse } from '../schemas/files.js';
-import { clearImageReferences } from './repository.js';
+import { clearImageReferences } from '../images/references.js';
 
 /** docs/api.md, "Limits": images are cached for a year. Names are never reused, so this is safe. */
 export const IMAGE_CACHE_CONTROL = 'max-age=31536000';

@@ -143,7 +143,7 @@ export class ImageStore {
    * Runs `task` while no other task holding the same image path runs (in this process). The
    * image changes hold a path from "is it referenced / does it exist" to the removal or commit
    * that depends on the answer, so a release can never remove a file a concurrent request has
-   * just attached (src/files/image-changes.ts).
+   * just attached (src/images/image-changes.ts).
    */
   exclusively<T>(relPath: string, task: () => Promise<T>): Promise<T> {
     return this.#locks.run(relPath, task);

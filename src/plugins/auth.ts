@@ -5,11 +5,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { PasswordState } from '../auth/password-state.js';
+import { requestToken } from '../auth/request-token.js';
 import { loadOrCreateJwtSecret, resolvePassword } from '../auth/secrets.js';
 import { AuthService, type TokenClaims } from '../auth/service.js';
 import { RevokedTokens, TOKEN_LIFETIME_SECONDS } from '../auth/tokens.js';
-
-export const TOKEN_COOKIE = 'token';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,16 +27,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     token?: TokenClaims;
   }
-}
-
-/** The token a request carries: the `token` cookie, else `Authorization: Bearer` (beyond). */
-export function requestToken(request: FastifyRequest): string | undefined {
-  const fromCookie = request.cookies[TOKEN_COOKIE];
-  if (fromCookie !== undefined && fromCookie !== '') return fromCookie;
-  const header = request.headers.authorization;
-  if (header === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
 }
 
 export type AuthPluginOptions = Pick<Config, 'dataDir' | 'appPassword' | 'jwtSecret' | 'cookieSecure'>;

@@ -3,6 +3,7 @@ import fastifyMultipart from '@fastify/multipart';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { UnsupportedType } from '../errors.js';
+import { sweepUnreferencedImages } from '../images/image-changes.js';
 import { ImageStore, MAX_IMAGE_BYTES, TRASH_RETENTION_MS } from '../images/store.js';
 
 declare module 'fastify' {
@@ -43,10 +44,11 @@ export const TRASH_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /**
  * Opens the image store on `DATA_DIR/images` (creating its folders, sweeping stale uploads,
  * purging expired trash), purges the trash again every {@link TRASH_PURGE_INTERVAL_MS} (a timer
- * that never keeps the process alive and stops on close), registers @fastify/multipart with the
- * limits above, and makes multipart a per-route opt-in: a multipart body sent to a route without
- * `config.acceptsMultipart` is 415, as for any other content type the route does not take
- * (docs/decisions.md, "Requests").
+ * that never keeps the process alive and stops on close), sweeps the images that nothing names
+ * (what an interrupted change leaves) into the trash before the first request, registers
+ * @fastify/multipart with the limits above, and makes multipart a per-route opt-in: a multipart
+ * body sent to a route without `config.acceptsMultipart` is 415, as for any other content type
+ * the route does not take (docs/decisions.md, "Requests").
  */
 export const imagesPlugin = fp<ImagesPluginOptions>(
   async (app, { dataDir }) => {
@@ -56,6 +58,8 @@ export const imagesPlugin = fp<ImagesPluginOptions>(
     }, TRASH_PURGE_INTERVAL_MS);
     purge.unref();
     app.addHook('onClose', async () => clearInterval(purge));
+    // Once every migration and plugin is in place, before the first request.
+    app.addHook('onReady', async () => sweepUnreferencedImages(app.db, store, app.log));
     await app.register(fastifyMultipart, { limits: { ...MULTIPART_LIMITS }, throwFileSizeLimit: true });
     app.addHook('preValidation', async (request: FastifyRequest) => {
       if (request.isMultipart() && !request.is404 && request.routeOptions.config.acceptsMultipart !== true) {

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
 import { defineStatements } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { series, type SeriesRow } from '../db/schema.js';
-import { newId, nowIso } from '../lib/clock.js';
+import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { cleanName, likeContains, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { SeriesSortKey } from '../schemas/series.js';
@@ -49,9 +49,14 @@ export function seriesNameTaken(db: DbOrTx, name: string, exceptId?: string): bo
   return db.select({ id: series.id }).from(series).where(condition).get() !== undefined;
 }
 
-/** Sets the given columns and bumps `updatedAt`. */
+/**
+ * Sets the given columns and bumps `updatedAt` (the rule of src/lib/clock.ts); undefined when
+ * there is no such series.
+ */
 export function updateSeriesRow(db: DbOrTx, id: string, changes: { name?: string; description?: string | null }): SeriesRow | undefined {
-  const values: Partial<typeof series.$inferInsert> = { updatedAt: nowIso() };
+  const previous = db.select({ updatedAt: series.updatedAt }).from(series).where(eq(series.id, id)).get();
+  if (previous === undefined) return undefined;
+  const values: Partial<typeof series.$inferInsert> = { updatedAt: nextUpdatedAt(previous.updatedAt) };
   if (changes.name !== undefined) {
     values.name = cleanName(changes.name);
     values.nameKey = nameKey(changes.name);

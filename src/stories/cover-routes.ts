@@ -3,7 +3,7 @@ import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { CoverResponse } from '../schemas/story.js';
 import * as covers from './covers.js';
 
-const TAGS = ['stories'];
+const STORIES = ['stories'];
 
 /** Covers (docs/api.md, "Stories — /api/stories"; docs/decisions.md, "Images"). The only story routes that read multipart. */
 export const storyCoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,7 +12,7 @@ export const storyCoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { acceptsMultipart: true },
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Upload a story cover (multipart part "file"; JPEG, PNG or WebP, at most 5 MiB); replaces the old one',
         consumes: ['multipart/form-data'],
         params: IdParams,
@@ -26,7 +26,7 @@ export const storyCoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/:id/cover',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Remove a story cover (no cover: 200, nothing changes)',
         params: IdParams,
         response: { 200: MessageBody, ...errorResponses(400, 401, 404) },

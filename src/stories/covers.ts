@@ -1,19 +1,22 @@
 /**
  * Story covers (`POST/DELETE /api/stories/{id}/cover`, docs/decisions.md, "Images"): the
  * upload is checked and stored by the image store, the row changes in one write, and the old
- * file is released after the commit (src/files/image-changes.ts), so the row never names a file
+ * file is released after the commit (src/images/image-changes.ts), so the row never names a file
  * that is not there.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
-import { commitImageChange } from '../files/image-changes.js';
+import { stories } from '../db/schema.js';
+import { setImageColumn, type ImageColumn } from '../images/image-changes.js';
 import { imageUrl } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
 import type { MessageBody } from '../schemas/common.js';
 import type { CoverResponse } from '../schemas/story.js';
 import * as repo from './repository.js';
-import { nextUpdatedAt, storyNotFound } from './service.js';
+import { storyNotFound } from './service.js';
+
+const COVER: ImageColumn = { table: stories, column: stories.coverPath, notFound: storyNotFound };
 
 /**
  * `POST /api/stories/{id}/cover`: the image in the multipart part `file` becomes the story's
@@ -26,12 +29,7 @@ export async function uploadCover(db: Db, store: ImageStore, request: FastifyReq
   if (repo.findStoryStamp(db, id) === undefined) throw storyNotFound(id);
   const { image } = await receiveUpload(request, store, { kind: 'covers', fileField: 'file', required: true });
   const coverPath = image as string;
-  await commitImageChange(db, store, { upload: coverPath }, (tx) => {
-    const current = repo.findStoryStamp(tx, id);
-    if (current === undefined) throw storyNotFound(id); // deleted while the upload streamed
-    repo.updateStory(tx, id, { coverPath, updatedAt: nextUpdatedAt(current.updatedAt) });
-    return { result: undefined, released: [current.coverPath] };
-  });
+  await setImageColumn(db, store, COVER, id, coverPath);
   return { message: 'Cover uploaded successfully', coverPath, coverUrl: imageUrl(coverPath) };
 }
 
@@ -41,12 +39,6 @@ export async function uploadCover(db: Db, store: ImageStore, request: FastifyReq
  * holds, so a repeated DELETE is harmless); an unknown story is 404.
  */
 export async function removeCover(db: Db, store: ImageStore, id: string): Promise<MessageBody> {
-  const removed = await commitImageChange(db, store, {}, (tx) => {
-    const current = repo.findStoryStamp(tx, id);
-    if (current === undefined) throw storyNotFound(id);
-    if (current.coverPath === null) return { result: false, released: [] };
-    repo.updateStory(tx, id, { coverPath: null, updatedAt: nextUpdatedAt(current.updatedAt) });
-    return { result: true, released: [current.coverPath] };
-  });
+  const removed = await setImageColumn(db, store, COVER, id, null);
   return { message: removed ? 'Cover removed successfully' : 'The story has no cover' };
 }

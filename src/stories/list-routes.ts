@@ -12,7 +12,7 @@ import {
 } from '../schemas/story.js';
 import * as lists from './list-service.js';
 
-const TAGS = ['stories'];
+const STORIES = ['stories'];
 
 /** The story lists (docs/api.md, "Stories — /api/stories"; orders in docs/decisions.md, "Lists and pagination"). */
 export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -20,7 +20,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'List stories (default newest first)',
         querystring: StoryListQuery,
         response: { 200: StoryPage, ...errorResponses(400, 401) },
@@ -33,7 +33,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/author/:authorId',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: "An author's stories",
         params: AuthorScopeParams,
         querystring: StoryListQuery,
@@ -47,7 +47,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/series/:seriesId',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: "A series' stories by volume (unnumbered last), then oldest first",
         params: SeriesScopeParams,
         response: { 200: StoryList, ...errorResponses(400, 401, 404) },
@@ -60,7 +60,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/tags/:tagName',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Stories with a tag (name matched case-insensitively)',
         params: TagNameParams,
         querystring: StoryListQuery,
@@ -74,7 +74,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/recent',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'The most recently added stories',
         querystring: StoryLimitQuery,
         response: { 200: StoryList, ...errorResponses(400, 401) },
@@ -87,7 +87,7 @@ export const storyListRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/top-rated',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Rated stories, best first, newer first among equals',
         querystring: StoryLimitQuery,
         response: { 200: StoryList, ...errorResponses(400, 401) },

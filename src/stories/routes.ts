@@ -7,7 +7,7 @@ import { storyListRoutes } from './list-routes.js';
 import { storyBodyIssues } from './input.js';
 import * as stories from './service.js';
 
-const TAGS = ['stories'];
+const STORIES = ['stories'];
 
 /**
  * docs/api.md, "Stories — /api/stories", except search (its own owner): one story, its writes, its
@@ -21,7 +21,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/stories/:id',
-    { schema: { tags: TAGS, summary: 'Get a story', params: IdParams, response: { 200: StoryDto, ...errorResponses(400, 401, 404) } } },
+    { schema: { tags: STORIES, summary: 'Get a story', params: IdParams, response: { 200: StoryDto, ...errorResponses(400, 401, 404) } } },
     async (request, reply) => sendJson(reply, stories.getStory(app.db, request.params.id)),
   );
 
@@ -30,7 +30,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { bodyRules: (body: StoryUpdateBody) => storyBodyIssues(app.db, body) },
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Create a story; authorName, seriesName and tagNames are found or created; coverPath attaches an uploaded cover',
         body: StoryCreateBody,
         response: { 201: StoryDto, ...errorResponses(400, 401, 413, 415) },
@@ -44,7 +44,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { bodyRules: (body: StoryUpdateBody) => storyBodyIssues(app.db, body) },
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Update a story: absent fields are kept, null clears, tagNames replaces the tags, coverPath attaches an uploaded cover',
         params: IdParams,
         body: StoryUpdateBody,
@@ -58,7 +58,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/:id',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Delete a story, its tag links and its cover file (unless another row names it)',
         params: IdParams,
         response: { 200: MessageBody, ...errorResponses(400, 401, 404) },
@@ -74,7 +74,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/:id/rating',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Rate a story (1 to 5)',
         params: IdParams,
         body: StoryRatingBody,
@@ -88,7 +88,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/:id/tags/:tagId',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Add an existing tag to a story (already linked: no change)',
         params: StoryTagParams,
         response: { 200: StoryDto, ...errorResponses(400, 401, 404, 415) },
@@ -101,7 +101,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/stories/:id/tags/:tagId',
     {
       schema: {
-        tags: TAGS,
+        tags: STORIES,
         summary: 'Remove a tag from a story (not linked: no change)',
         params: StoryTagParams,
         response: { 200: StoryDto, ...errorResponses(400, 401, 404) },

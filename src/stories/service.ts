@@ -8,13 +8,13 @@
 import type { Db, Tx } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
 import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
-import { commitImageChange, type AttachedImage } from '../files/image-changes.js';
+import { commitImageChange, type AttachedImage } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
 import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
 import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
 import { findOrCreateTags, findTagById } from '../tags/repository.js';
 import { tagNotFound } from '../tags/service.js';
-import { newId, nowIso } from '../lib/clock.js';
+import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
 import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
 import { parseStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
@@ -34,15 +34,6 @@ export function getStory(db: Db, id: string): JsonBytes {
   const story = repo.loadStoryJson(db, id);
   if (story === undefined) throw storyNotFound(id);
   return story;
-}
-
-/**
- * A new `updatedAt`: now, or 1 ms after the previous one when the clock has not moved on, so
- * every successful update visibly changes it (and sorts after the previous state).
- */
-export function nextUpdatedAt(previous: string): string {
-  const now = nowIso();
-  return now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
 }
 
 /** An author/series choice as a column value: `undefined` leaves it, `null` clears it. */

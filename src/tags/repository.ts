@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizz
 import { defineStatements } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
-import { newId, nowIso } from '../lib/clock.js';
+import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { likeContains, likePrefix, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { TagSortKey } from '../schemas/tag.js';
@@ -38,8 +38,11 @@ export function insertTag(db: DbOrTx, name: string): TagRow {
   return db.insert(tags).values({ id: newId(), name, nameKey: nameKey(name), createdAt: now, updatedAt: now }).returning().get();
 }
 
+/** Renames the tag, bumping `updatedAt` by the rule of src/lib/clock.ts; undefined when absent. */
 export function renameTag(db: DbOrTx, id: string, name: string): TagRow | undefined {
-  return db.update(tags).set({ name, nameKey: nameKey(name), updatedAt: nowIso() }).where(eq(tags.id, id)).returning().get();
+  const previous = db.select({ updatedAt: tags.updatedAt }).from(tags).where(eq(tags.id, id)).get();
+  if (previous === undefined) return undefined;
+  return db.update(tags).set({ name, nameKey: nameKey(name), updatedAt: nextUpdatedAt(previous.updatedAt) }).where(eq(tags.id, id)).returning().get();
 }
 
 /**

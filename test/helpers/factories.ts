@@ -1,5 +1,8 @@
 import type { TestContext } from './app.js';
 
+/** A well-formed UUID v4 that no factory ever makes: the id of a row that does not exist (404). */
+export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+
 let counter = 0;
 /** A name no other call in this process returns, so factories never collide. */
 export function uniqueName(prefix: string): string {

@@ -4,12 +4,11 @@ import t from 'tap';
 import { AvatarResponse } from '../../src/schemas/author.js';
 import { ErrorBody, MessageBody } from '../../src/schemas/common.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { createAuthor, createStory } from '../helpers/factories.js';
+import { createAuthor, createStory, MISSING_ID } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { fileUpload, multipart, type MultipartBody } from '../helpers/multipart.js';
 
 const MiB = 1024 * 1024;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 function postAvatar(ctx: TestContext, id: string, body: MultipartBody) {
   return ctx.request({ method: 'POST', url: `/api/authors/${id}/avatar`, payload: body.payload, headers: body.headers });

@@ -2,21 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Value } from '@sinclair/typebox/value';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import t from 'tap';
 import { ErrorBody, MessageBody } from '../../src/schemas/common.js';
 import { CoverResponse, StoryDto } from '../../src/schemas/story.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { createStory } from '../helpers/factories.js';
+import { createStory, MISSING_ID } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { fileUpload, multipart, type MultipartBody } from '../helpers/multipart.js';
+import { assertMatches } from '../helpers/schema.js';
 
 const MiB = 1024 * 1024;
-const ajv = new Ajv({ strict: false });
-addFormats.default(ajv, ['uuid', 'date-time']);
-const isStoryDto = ajv.compile(StoryDto);
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 function postCover(ctx: TestContext, id: string, body: MultipartBody) {
   return ctx.request({ method: 'POST', url: `/api/stories/${id}/cover`, payload: body.payload, headers: body.headers });
@@ -52,7 +47,7 @@ t.test('POST cover stores each format, answers {message, coverPath, coverUrl} an
     t.same(served.rawPayload, bytes);
 
     const after = (await ctx.get(`/api/stories/${story.id}`)).json();
-    t.ok(isStoryDto(after), 'matches StoryDto');
+    assertMatches(t, StoryDto, after, 'matches StoryDto');
     t.equal(after.coverPath, body.coverPath, 'the story names its new cover');
     t.ok(after.updatedAt > previous, 'a cover change is an update');
     previous = after.updatedAt;

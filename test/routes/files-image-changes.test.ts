@@ -5,7 +5,7 @@ import t from 'tap';
 import { stories } from '../../src/db/schema.js';
 import type { Tx } from '../../src/db/open.js';
 import { NotFound } from '../../src/errors.js';
-import { commitImageChange, releaseImages } from '../../src/files/image-changes.js';
+import { commitImageChange, releaseImages } from '../../src/images/image-changes.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import * as img from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';

@@ -1,13 +1,8 @@
 import t from 'tap';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createAuthor, createStory } from '../helpers/factories.js';
 import { AuthorSearchResult } from '../../src/schemas/search.js';
-
-const ajv = new Ajv({ strict: false, allErrors: true });
-addFormats.default(ajv, ['uuid', 'date-time']);
-const resultShape = ajv.compile(AuthorSearchResult);
+import { matchesSchema } from '../helpers/schema.js';
 
 interface Author {
   id: string;
@@ -22,7 +17,7 @@ interface Author {
 async function search(ctx: TestContext, params: string): Promise<{ results: Author[]; totalHits: number; page: number; perPage: number; query: string }> {
   const res = await ctx.get(`/api/authors/search-typesense${params}`);
   if (res.statusCode !== 200) throw new Error(`author search failed: ${res.statusCode} ${res.body}`);
-  if (!resultShape(res.json())) throw new Error(`author search result does not match its schema: ${res.body.slice(0, 300)}`);
+  if (!matchesSchema(AuthorSearchResult, res.json())) throw new Error(`author search result does not match its schema: ${res.body.slice(0, 300)}`);
   return res.json();
 }
 

@@ -6,22 +6,18 @@
  * `GET /stories/{id}` shows.
  */
 import t, { type Test } from 'tap';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import { StoryDto } from '../../src/schemas/story.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createStory, createTag } from '../helpers/factories.js';
+import { assertMatches } from '../helpers/schema.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv, ['uuid', 'date-time']);
-const isStoryDto = ajv.compile(StoryDto);
 const FIELDS = Object.keys(StoryDto.properties).sort();
 const TAG_FIELDS = ['createdAt', 'id', 'name', 'storyCount', 'updatedAt'];
 
 /** Asserts the body is a StoryDto with exactly the schema's fields (and tags exactly TagDto's). */
 function checkDto(t: Test, body: unknown, what: string): Record<string, unknown> {
   const story = body as Record<string, unknown>;
-  t.ok(isStoryDto(story), `${what}: matches StoryDto ${JSON.stringify(isStoryDto.errors)}`);
+  assertMatches(t, StoryDto, story, `${what}: matches StoryDto`);
   t.strictSame(Object.keys(story).sort(), FIELDS, `${what}: every field and nothing more`);
   for (const tag of story.tags as Record<string, unknown>[]) t.strictSame(Object.keys(tag).sort(), TAG_FIELDS, `${what}: tag fields`);
   return story;

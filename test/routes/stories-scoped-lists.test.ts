@@ -1,12 +1,10 @@
 import t from 'tap';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { createStory, createTag } from '../helpers/factories.js';
+import { createStory, createTag, MISSING_ID } from '../helpers/factories.js';
 import { stories } from '../../src/db/schema.js';
 import { findOrCreateAuthor } from '../../src/authors/repository.js';
 import { findOrCreateSeries } from '../../src/series/repository.js';
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 interface Story {
   id: string;

@@ -1,8 +1,6 @@
 import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { createStory } from '../helpers/factories.js';
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+import { createStory, MISSING_ID } from '../helpers/factories.js';
 
 /** Expects a 400 {error, details} whose details name exactly `fields`; returns the details. */
 async function expectInvalid(

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { createAuthor, createSeries, createStory } from '../helpers/factories.js';
+import { createAuthor, createSeries, createStory, MISSING_ID } from '../helpers/factories.js';
 import { multipart } from '../helpers/multipart.js';
 
 /**
@@ -9,8 +9,6 @@ import { multipart } from '../helpers/multipart.js';
  * schema or a service rule (blank name, both forms of a link, unknown id) refused it, and
  * nothing is written.
  */
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 async function expectFields(t: Test, response: Promise<LightMyRequestResponse>, fields: string[], label: string): Promise<void> {
   const res = await response;

@@ -5,49 +5,7 @@ import { buildSnippet } from '../../src/search/embedded/snippet.js';
 import { escapeHtml } from '../../src/search/text/excerpt.js';
 import { foldSuggestion, suggestionKeys, SUGGESTION_KEY_MAX } from '../../src/search/embedded/suggestions.js';
 import { foldedWords, foldWord } from '../../src/search/text/words.js';
-
-/** User text that must never reach FTS5 as syntax (docs/decisions.md, "Search": no raw FTS syntax ever reaches SQLite). */
-const HOSTILE_QUERIES: readonly string[] = [
-  '"',
-  '""',
-  '"unbalanced',
-  'unbalanced"',
-  "it's",
-  'AND',
-  'OR',
-  'NOT',
-  'dragon AND',
-  'OR dragon',
-  'NOT dragon',
-  'a NEAR b',
-  'NEAR(a b, 2)',
-  '*',
-  '**',
-  'drag*',
-  '*drag',
-  '-dragon',
-  'dragon -cafe',
-  'title:dragon',
-  ':',
-  '{title}: dragon',
-  '^dragon',
-  '(',
-  ')',
-  '(dragon OR cafe)',
-  '{}',
-  '[]',
-  '\u0000',
-  'drag\u0000on',
-  '+',
-  '\\',
-  "'; DROP TABLE stories; --",
-  '%_%',
-  '🐉',
-  'e-mail',
-  'x'.repeat(5000),
-  Array.from({ length: 300 }, (_, i) => `word${i}`).join(' '),
-  ' \t\n ',
-];
+import { HOSTILE_QUERIES } from '../fixtures/hostile-queries.js';
 
 t.test('fold words like unicode61 remove_diacritics 2', async (t) => {
   t.equal(foldWord('Café'), 'cafe');

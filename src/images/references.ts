@@ -1,18 +1,23 @@
 import { count, eq, isNotNull } from 'drizzle-orm';
 import { authors, stories } from '../db/schema.js';
 import type { DbOrTx } from '../db/open.js';
-import { nowIso } from '../lib/clock.js';
+import { nextUpdatedAt } from '../lib/clock.js';
 
 /**
  * Sets every `stories.cover_path` and `authors.avatar_image_path` equal to `relPath` to null
- * (both columns are indexed), touching `updatedAt` of the rows it changes. Returns how many
- * rows changed. Run it inside a write transaction.
+ * (both columns are indexed), stamping each changed row's `updatedAt` by the one rule of
+ * src/lib/clock.ts. Returns how many rows changed. Run it inside a write transaction.
  */
 export function clearImageReferences(tx: DbOrTx, relPath: string): number {
-  const now = nowIso();
-  const covers = tx.update(stories).set({ coverPath: null, updatedAt: now }).where(eq(stories.coverPath, relPath)).run().changes;
-  const avatars = tx.update(authors).set({ avatarImagePath: null, updatedAt: now }).where(eq(authors.avatarImagePath, relPath)).run().changes;
-  return covers + avatars;
+  const covers = tx.select({ id: stories.id, updatedAt: stories.updatedAt }).from(stories).where(eq(stories.coverPath, relPath)).all();
+  for (const row of covers) {
+    tx.update(stories).set({ coverPath: null, updatedAt: nextUpdatedAt(row.updatedAt) }).where(eq(stories.id, row.id)).run();
+  }
+  const avatars = tx.select({ id: authors.id, updatedAt: authors.updatedAt }).from(authors).where(eq(authors.avatarImagePath, relPath)).all();
+  for (const row of avatars) {
+    tx.update(authors).set({ avatarImagePath: null, updatedAt: nextUpdatedAt(row.updatedAt) }).where(eq(authors.id, row.id)).run();
+  }
+  return covers.length + avatars.length;
 }
 
 /**

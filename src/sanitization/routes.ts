@@ -17,7 +17,7 @@ const HTML_SANITIZATION = {
 };
 
 /** docs/api.md, "Configuration, administration, health": the sanitizer's settings, from the same definition the sanitizer is built from. */
-export const configRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const sanitizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/config/html-sanitization',
     {

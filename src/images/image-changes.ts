@@ -15,11 +15,14 @@
  * A crash between a file change and its commit leaves at worst a file nothing names, never a
  * row naming a missing file; {@link sweepUnreferencedImages} removes such files at the next start.
  */
+import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/open.js';
+import type { authors, stories } from '../db/schema.js';
 import { writeTransaction } from '../db/transaction.js';
-import type { ImageKind } from '../images/image-path.js';
-import type { ImageStore } from '../images/store.js';
-import { countImageReferences, referencedImagePaths } from './repository.js';
+import { nextUpdatedAt } from '../lib/clock.js';
+import type { ImageKind } from './image-path.js';
+import type { ImageStore } from './store.js';
+import { countImageReferences, referencedImagePaths } from './references.js';
 
 /** What a write reports back: its result and the image paths it stopped referencing. */
 export interface ImageWrite<T> {
@@ -75,6 +78,34 @@ export async function commitImageChange<T>(db: Db, store: ImageStore, change: Im
   const kept = new Set([upload, attach?.path]);
   await releaseImages(db, store, outcome.released.filter((relPath) => !kept.has(relPath ?? undefined)));
   return outcome.result;
+}
+
+/** A column that names one stored image of its row: a story's cover, an author's avatar. */
+export interface ImageColumn {
+  table: typeof stories | typeof authors;
+  column: typeof stories.coverPath | typeof authors.avatarImagePath;
+  /** The 404 for an owner id that names no row. */
+  notFound: (id: string) => Error;
+}
+
+/**
+ * Sets `column` of the row `id` to `path` (the request's own upload) or clears it (`null`),
+ * stamping the row's `updatedAt` by the rule of src/lib/clock.ts, and releases the image it
+ * named, all through {@link commitImageChange}. 404 (`notFound`) when there is no such row, also
+ * when it was deleted while the upload streamed. Clearing a column that is already empty changes
+ * nothing and returns false; every other call returns true. Of concurrent calls for one row
+ * every one succeeds and the last to commit wins.
+ */
+export async function setImageColumn(db: Db, store: ImageStore, image: ImageColumn, id: string, path: string | null): Promise<boolean> {
+  const { table, column } = image;
+  return commitImageChange(db, store, { upload: path ?? undefined }, (tx) => {
+    const current = tx.select({ path: column, updatedAt: table.updatedAt }).from(table).where(eq(table.id, id)).get();
+    if (current === undefined) throw image.notFound(id);
+    if (path === null && current.path === null) return { result: false, released: [] };
+    const stamp = nextUpdatedAt(current.updatedAt);
+    tx.run(sql`UPDATE ${table} SET ${sql.identifier(column.name)} = ${path}, ${sql.identifier(table.updatedAt.name)} = ${stamp} WHERE ${table.id} = ${id}`);
+    return { result: true, released: [current.path] };
+  });
 }
 
 /**
