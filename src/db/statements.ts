@@ -4,7 +4,7 @@ import type { DbOrTx } from './open.js';
 
 /**
  * The per-connection statement cache. Building a Drizzle query and preparing it costs 35-65 us
- * per call against 6-13 us prepared (PERFORMANCE-NOTES.md), so hot statements are prepared once
+ * per call against 6-13 us prepared (docs/performance.md, "Measured facts the code relies on"), so hot statements are prepared once
  * per connection and reused; a transaction is the same connection (better-sqlite3 has one
  * session), so a statement first built inside one serves later ones too.
  *

@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import { HTTP_URL_FORMAT, isHttpUrl } from '../../src/validation.js';
 
 /**
- * The one Ajv that checks response bodies against the TypeBox schemas the routes declare (STYLE.md
+ * The one Ajv that checks response bodies against the TypeBox schemas the routes declare (docs/architecture.md, "Ten habits",
  * habit 10). Formats as the app's (src/validation.ts), but no `removeAdditional`, `useDefaults`
  * or coercion: a check must never change the body it checks, or an extra field would pass.
  */

@@ -1,5 +1,5 @@
 /**
- * Excerpts as both engines cut them (decisions.md, "Search"): the lengths, the word bounds, the
+ * Excerpts as both engines cut them (docs/decisions.md, "Search"): the lengths, the word bounds, the
  * ellipses and the HTML escaping, defined once so an embedded and a Typesense snippet of the same
  * text are the same excerpt.
  */
