@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { tempDataDir } from '../helpers/app.js';
-import { call, login, startServer } from '../helpers/server-process.js';
+import { call, entryPoint, login, startServer } from '../helpers/server-process.js';
 
 const PASSWORD = 'process test password';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,7 +42,7 @@ t.test('backups taken under write load (API and CLI) are consistent and open as 
   const viaApi = await call(server.origin, token, 'POST', '/api/admin/backup');
   t.equal(viaApi.status, 200);
   const apiBackup = (await viaApi.json()) as { path: string; sizeBytes: number };
-  const cli = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'backup.ts')], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+  const cli = await run(process.execPath, entryPoint('scripts/backup.ts'), { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
   const cliBackup = JSON.parse(cli.stdout.trim()) as { path: string; sizeBytes: number };
   writing = false;
   await writer;

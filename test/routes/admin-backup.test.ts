@@ -14,7 +14,8 @@ function insertStoryWithCover(db: Database.Database, id: string, coverPath: stri
 }
 
 t.test('POST /api/admin/backup writes a self-consistent data folder that opens and keeps tokens valid', async (t) => {
-  const ctx = await buildTestApp(t);
+  // The password from the environment, so the secrets folder holds the signing secret alone.
+  const ctx = await buildTestApp(t, { APP_PASSWORD: TEST_PASSWORD });
   t.equal((await ctx.post('/api/tags', { name: 'kept' })).statusCode, 201);
 
   const images = path.join(ctx.dataDir, 'images');
