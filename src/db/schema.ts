@@ -13,7 +13,7 @@
  *   transaction as every link change, so counts and sorts by them never scan the stories table.
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const authors = sqliteTable(
   'authors',
@@ -150,6 +150,31 @@ export const storyTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.storyId, t.tagId] }), index('story_tags_tag_idx').on(t.tagId, t.storyId)],
 );
 
+/**
+ * Where the reader stopped in each story (docs/decisions.md, "Reading progress"): one row per
+ * started story, no user column (the library has one password, so one reader). Not a story
+ * column: reading is not editing, so a saved position never changes the story's row, its
+ * `updatedAt` or its search documents. Goes with its story (cascade).
+ */
+export const readingProgress = sqliteTable(
+  'reading_progress',
+  {
+    storyId: text('story_id')
+      .primaryKey()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    /** The fraction of the story read, 0 at the top to 1 at the end. */
+    progress: real('progress').notNull(),
+    /** The client's opaque locator (a paragraph index, say), at most 1,000 characters. */
+    position: text('position'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    index('reading_progress_updated_at_idx').on(t.updatedAt, t.storyId),
+    check('reading_progress_range', sql`${t.progress} >= 0 AND ${t.progress} <= 1`),
+    check('reading_progress_position_length', sql`${t.position} IS NULL OR length(${t.position}) <= 1000`),
+  ],
+);
+
 /** Logged-out tokens, kept until they would have expired anyway (docs/decisions.md, "Authentication"). */
 export const revokedTokens = sqliteTable(
   'revoked_tokens',
@@ -195,3 +220,4 @@ export type AuthorRow = typeof authors.$inferSelect;
 export type SeriesRow = typeof series.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
 export type StoryRow = typeof stories.$inferSelect;
+export type ReadingProgressRow = typeof readingProgress.$inferSelect;

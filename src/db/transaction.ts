@@ -4,7 +4,7 @@ import { syncSearchDocuments } from '../search/embedded/sync.js';
 /**
  * Which to use: a write that changes a story, author, series, tag or one of their links goes
  * through {@link writeTransaction}, so the search index follows it; a write that changes none of
- * them (the token deny list, the Typesense outbox, the index's own rebuild) goes through
+ * them (the token deny list, the Typesense outbox, the index's own rebuild, reading progress) goes through
  * {@link bookkeepingTransaction}. Nothing else opens a transaction on the library connection.
  *
  * Runs one write as a single SQLite transaction and, before it commits, brings the search

@@ -1,3 +1,6 @@
+import type { ReadingProgressRow } from '../db/schema.js';
+import type { ReadingProgressDto } from '../schemas/reading-progress.js';
+
 /**
  * A story as the API shows it (docs/api.md, "Fields › Story"; the `StoryDto` schema): every field
  * present, unset ones `null`, `tags` the story's tags sorted by name (then id) as `TagDto`s.
@@ -38,3 +41,12 @@ export const STORY_JSON_SQL = `json_object(
 
 /** The joins {@link STORY_JSON_SQL} reads from, after `FROM stories s`. */
 export const STORY_JSON_JOINS = 'LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id';
+
+/**
+ * A story's reading progress as the API shows it (`ReadingProgressDto`, docs/decisions.md,
+ * "Reading progress"): without a saved row, progress 0 and `position` and `updatedAt` null.
+ */
+export function presentProgress(storyId: string, row: ReadingProgressRow | undefined): ReadingProgressDto {
+  if (row === undefined) return { storyId, progress: 0, position: null, updatedAt: null };
+  return { storyId, progress: row.progress, position: row.position, updatedAt: row.updatedAt };
+}

@@ -4,6 +4,7 @@ import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdateBody } from '../schemas/story.js';
 import { storyCoverRoutes } from './cover-routes.js';
 import { storyListRoutes } from './list-routes.js';
+import { storyProgressRoutes } from './progress-routes.js';
 import { storyBodyIssues } from './input.js';
 import * as stories from './service.js';
 
@@ -11,13 +12,15 @@ const STORIES = ['stories'];
 
 /**
  * docs/api.md, "Stories — /api/stories", except search (its own owner): one story, its writes, its
- * rating and its tag links here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`.
- * Literal segments (`recent`, `top-rated`, `author`, `series`, `tags`, `search`) win over `{id}` in
+ * rating and its tag links here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`,
+ * reading progress and continue-reading in `progress-routes.ts`. Literal segments (`recent`,
+ * `top-rated`, `continue-reading`, `author`, `series`, `tags`, `search`) win over `{id}` in
  * Fastify's router.
  */
 export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(storyListRoutes);
   await app.register(storyCoverRoutes);
+  await app.register(storyProgressRoutes);
 
   app.get(
     '/stories/:id',

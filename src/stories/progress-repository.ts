@@ -1,0 +1,67 @@
+/**
+ * Queries for reading progress (docs/decisions.md, "Reading progress"): one row per started
+ * story in `reading_progress`, read by story id and, for continue-reading, by `updated_at`.
+ */
+import { and, desc, eq, gt, lt, max, sql } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '../db/open.js';
+import { readingProgress, type ReadingProgressRow } from '../db/schema.js';
+import { defineStatements } from '../db/statements.js';
+import { FINISHED_PROGRESS } from '../schemas/reading-progress.js';
+
+const byStory = defineStatements((db: DbOrTx) =>
+  db.select().from(readingProgress).where(eq(readingProgress.storyId, sql.placeholder('storyId'))).prepare(),
+);
+
+/** The story's saved progress row, or undefined when none was ever saved. */
+export function findProgress(db: DbOrTx, storyId: string): ReadingProgressRow | undefined {
+  return byStory(db).get({ storyId });
+}
+
+const latest = defineStatements((tx: Tx) => tx.select({ updatedAt: max(readingProgress.updatedAt) }).from(readingProgress).prepare());
+
+/** The newest `updated_at` of any story's progress (the index's last entry), or undefined when none is saved. */
+export function latestProgressStamp(tx: Tx): string | undefined {
+  return latest(tx).get()?.updatedAt ?? undefined;
+}
+
+const upsert = defineStatements((tx: Tx) =>
+  tx
+    .insert(readingProgress)
+    .values({
+      storyId: sql.placeholder('storyId'),
+      progress: sql.placeholder('progress'),
+      position: sql.placeholder('position'),
+      updatedAt: sql.placeholder('updatedAt'),
+    })
+    .onConflictDoUpdate({
+      target: readingProgress.storyId,
+      set: { progress: sql`excluded.progress`, position: sql`excluded.position`, updatedAt: sql`excluded.updated_at` },
+    })
+    .prepare(),
+);
+
+/** Stores the row whatever was there before (last write wins). */
+export function saveProgressRow(tx: Tx, row: ReadingProgressRow): void {
+  upsert(tx).run(row);
+}
+
+const startedIds = defineStatements((db: Db) =>
+  db
+    .select({ storyId: readingProgress.storyId })
+    .from(readingProgress)
+    .where(and(gt(readingProgress.progress, 0), lt(readingProgress.progress, FINISHED_PROGRESS)))
+    .orderBy(desc(readingProgress.updatedAt), desc(readingProgress.storyId))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/**
+ * The ids of stories started but not finished (0 < progress < {@link FINISHED_PROGRESS}), most
+ * recently read first (then id, so equal stamps keep one order), walked down
+ * `reading_progress_updated_at_idx`.
+ */
+export function startedStoryIds(db: Db, limit: number): string[] {
+  return startedIds(db)
+    .all({ limit })
+    .map((row) => row.storyId);
+}

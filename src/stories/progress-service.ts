@@ -1,0 +1,54 @@
+/**
+ * Reading progress (docs/decisions.md, "Reading progress"): where the reader stopped in a story,
+ * saved as they read and restored on any device, and the continue-reading list. The API routes
+ * (./progress-routes.ts) and server-rendered pages call these functions alike.
+ */
+import type { Db } from '../db/open.js';
+import { bookkeepingTransaction } from '../db/transaction.js';
+import { nextUpdatedAt, nowIso } from '../lib/clock.js';
+import type { JsonBytes } from '../lib/json-bytes.js';
+import type { ReadingProgressBody, ReadingProgressDto } from '../schemas/reading-progress.js';
+import type { StoryDto } from '../schemas/story.js';
+import { presentProgress } from './present.js';
+import { findProgress, latestProgressStamp, saveProgressRow, startedStoryIds } from './progress-repository.js';
+import { findStoryStamp } from './repository.js';
+import { presentStories, storyNotFound } from './service.js';
+
+/** The story's saved progress, or progress 0 with `position` and `updatedAt` null; 404 when there is no such story. */
+export function getProgress(db: Db, storyId: string): ReadingProgressDto {
+  const row = findProgress(db, storyId);
+  if (row === undefined && findStoryStamp(db, storyId) === undefined) throw storyNotFound(storyId);
+  return presentProgress(storyId, row);
+}
+
+/**
+ * Saves where the reader is (last write wins, by arrival); 404 when there is no such story. The
+ * stamp is `nextUpdatedAt` (docs/decisions.md, "Identifiers and timestamps") of the newest save of
+ * any story, not only of this one: two stories saved in the same millisecond would otherwise tie
+ * and continue-reading would order them by id instead of by arrival. A `bookkeepingTransaction`, not a
+ * `writeTransaction`: no story, author, series or tag row changes (reading is not editing, so the
+ * story's `updatedAt` stays), hence nothing the search documents are built from.
+ */
+export function saveProgress(db: Db, storyId: string, input: ReadingProgressBody): ReadingProgressDto {
+  return bookkeepingTransaction(db, (tx) => {
+    if (findStoryStamp(tx, storyId) === undefined) throw storyNotFound(storyId);
+    const latest = latestProgressStamp(tx);
+    const row = { storyId, progress: input.progress, position: input.position, updatedAt: latest === undefined ? nowIso() : nextUpdatedAt(latest) };
+    saveProgressRow(tx, row);
+    return presentProgress(storyId, row);
+  });
+}
+
+/**
+ * The stories started and not finished (0 < progress < 0.98), most recently read first, at most
+ * `limit`, as the JSON array of their `StoryDto`s exactly as `GET /api/stories/{id}` renders
+ * them (one SQLite query, ./repository.ts `loadStoriesJsonArray`). For the API route.
+ */
+export function continueReadingJson(db: Db, limit: number): JsonBytes {
+  return presentStories(db, startedStoryIds(db, limit));
+}
+
+/** {@link continueReadingJson} as `StoryDto` objects, for a server-rendered page. */
+export function continueReading(db: Db, limit: number): StoryDto[] {
+  return JSON.parse(continueReadingJson(db, limit).toString('utf8')) as StoryDto[];
+}
