@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
-import fp from 'fastify-plugin';
 import t, { type Test } from 'tap';
 import { registerErrorHandling } from '../../src/errors.js';
 import { receiveUpload } from '../../src/images/upload.js';
+import { dbPlugin } from '../../src/plugins/db.js';
 import { imagesPlugin } from '../../src/plugins/images.js';
 import { tempDataDir } from '../helpers/app.js';
 import * as img from '../helpers/images.js';
@@ -13,7 +13,8 @@ async function formApp(t: Test) {
   const dataDir = tempDataDir(t);
   const app = Fastify({ logger: false });
   registerErrorHandling(app);
-  await app.register(fp(async () => undefined, { name: 'storyshelf-db' }));
+  // The images plugin sweeps unreferenced files against the real database before the first request.
+  await app.register(dbPlugin, { dataDir });
   await app.register(imagesPlugin, { dataDir });
   app.put('/form', { config: { acceptsMultipart: true } }, async (request) =>
     receiveUpload(request, app.images, { kind: 'avatars', fileField: 'avatar', required: false }),
