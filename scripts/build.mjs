@@ -10,7 +10,7 @@
 // Plain JavaScript run by Node itself: it must work where TypeScript is not installed (a
 // production install without dev dependencies, README.md "Production install").
 //
-// Inputs: src/, scripts/ and tsconfig*.json, files and folders (a deleted file changes its
+// Inputs: src/ (the browser modules of src/web/client included), scripts/ and tsconfig*.json, files and folders (a deleted file changes its
 // folder's mtime). drizzle/ is not one: the migrations are read from that folder at run time,
 // never compiled. The stamp, dist/.build-stamp, carries the time the last successful build
 // *started*, so a file saved while tsc was running still counts as newer next time.
@@ -73,8 +73,11 @@ if (reason !== undefined) {
   }
   process.stderr.write(`storyshelf: compiling TypeScript into dist/ (${reason})\n`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  // The server, then the pages' browser modules (src/web/client, DOM types, ES modules).
+  for (const project of ['tsconfig.build.json', 'tsconfig.web.json']) {
+    const result = spawnSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
+    if (result.status !== 0) process.exit(result.status ?? 1);
+  }
   writeFileSync(stampFile, 'The time the last successful build started (scripts/build.mjs).\n');
   utimesSync(stampFile, started / 1000, started / 1000);
 }

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import { registerErrorHandling, renderClientError, renderFrameworkError } from './errors.js';
+import { registerErrorHandling, renderClientError, renderFrameworkError, renderRouteNotFound } from './errors.js';
 import { cachedSerializerFactory } from './serialization.js';
 import { collectEveryBodyIssue, validatorCompiler } from './validation.js';
 import { closeConnectionsAsTheyIdle, refuseRequestsWhileClosing } from './lib/shutdown.js';
@@ -13,6 +13,7 @@ import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { crossSitePlugin } from './plugins/cross-site.js';
 import { apiRoutes, healthRoutes } from './routes.js';
+import { webPlugin } from './web/plugin.js';
 
 /**
  * Security headers on every response (helmet): the API serves only JSON and images, so its
@@ -97,7 +98,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authPlugin, config);
   await app.register(apiDocsPlugin);
   await app.register(healthRoutes);
-  await app.register(apiRoutes, { prefix: '/api' });
+  await app.register(
+    async (api) => {
+      // The API's unknown paths stay JSON 404s; every other unknown path is the pages' HTML 404.
+      api.setNotFoundHandler(renderRouteNotFound);
+      await api.register(apiRoutes);
+    },
+    { prefix: '/api' },
+  );
+  // The pages, after the API: their own CSP, form bodies, login redirect and HTML errors, all
+  // in their own scope (docs/web.md, "Layout").
+  await app.register(webPlugin);
   return app;
 }
 

@@ -78,7 +78,7 @@ export class ServiceUnavailable extends HttpError {
   }
 }
 
-interface ErrorBody {
+export interface ErrorBody {
   error: string;
   details?: ErrorDetails;
   requestId?: string;
@@ -235,53 +235,66 @@ export function renderClientError(this: FastifyInstance, error: Error & { code?:
   socket.destroy(error);
 }
 
+/** What the client is told about an error: its status and the `{error, details?, requestId?}` body. */
+export interface ErrorAnswer {
+  status: number;
+  body: ErrorBody;
+}
+
 /**
- * The one error handler: typed service errors, schema validation errors and Fastify's own codes
- * become `{error, details?}`; anything else is a bug, logged with its cause and answered with a
- * 500 that carries only the request id (never a stack trace).
+ * The one mapping from errors to answers: typed service errors, schema validation errors and
+ * Fastify's own codes keep their status and message; anything else is a bug, logged with its
+ * cause and answered with a 500 that carries only the request id (never a stack trace). Sets
+ * `Retry-After` on a 429. The API sends the answer as JSON (`registerErrorHandling`); the pages
+ * render it as HTML (src/web/plugin.ts).
+ */
+export function answerFor(error: FastifyError, request: FastifyRequest, reply: FastifyReply): ErrorAnswer {
+  if (error instanceof TooManyRequests) {
+    reply.header('Retry-After', String(error.retryAfterSeconds));
+  }
+  if (error instanceof HttpError) {
+    const body: ErrorBody = { error: error.message };
+    if (error.details !== undefined) body.details = error.details;
+    return { status: error.statusCode, body };
+  }
+  if (error.validation !== undefined) {
+    return { status: 400, body: { error: 'Validation failed', details: validationDetails(error.validation) } };
+  }
+  const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
+  if (known !== undefined && known.status < 500) {
+    return { status: known.status, body: known.details === undefined ? { error: known.message } : { error: known.message, details: known.details } };
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && error.code === undefined)) {
+    return { status: 400, body: { error: 'Malformed JSON in the request body' } };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return { status, body: { error: error.message } };
+  }
+  if (clientAborted(error, request)) {
+    // The client went away mid-body (a cancelled upload): nothing failed here, and nobody is
+    // left to read an answer; the 400 only closes the request's books.
+    request.log.info({ code: error.code }, 'the client closed the connection before the request was complete');
+    return { status: 400, body: { error: 'The request was aborted before its body was complete' } };
+  }
+  request.log.error({ err: error }, 'request failed');
+  return { status: 500, body: { error: 'Internal server error', requestId: String(request.id) } };
+}
+
+/** The JSON 404 of the API: `{error}` naming the method and path. */
+export function renderRouteNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  const route = (request.url.split('?')[0] ?? '').slice(0, 200);
+  send(reply, 404, { error: `Route ${request.method} ${route} not found` });
+}
+
+/**
+ * The one error handler of the JSON API: `answerFor`, sent as `{error, details?}`. Unknown
+ * routes get `renderRouteNotFound`, which src/app.ts installs for `/api` and the other JSON
+ * paths (the pages have their own HTML 404).
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof TooManyRequests) {
-      reply.header('Retry-After', String(error.retryAfterSeconds));
-    }
-    if (error instanceof HttpError) {
-      const body: ErrorBody = { error: error.message };
-      if (error.details !== undefined) body.details = error.details;
-      send(reply, error.statusCode, body);
-      return;
-    }
-    if (error.validation !== undefined) {
-      send(reply, 400, { error: 'Validation failed', details: validationDetails(error.validation) });
-      return;
-    }
-    const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
-    if (known !== undefined && known.status < 500) {
-      send(reply, known.status, known.details === undefined ? { error: known.message } : { error: known.message, details: known.details });
-      return;
-    }
-    if (error instanceof SyntaxError || (error.statusCode === 400 && error.code === undefined)) {
-      send(reply, 400, { error: 'Malformed JSON in the request body' });
-      return;
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      send(reply, status, { error: error.message });
-      return;
-    }
-    if (clientAborted(error, request)) {
-      // The client went away mid-body (a cancelled upload): nothing failed here, and nobody is
-      // left to read an answer; the 400 only closes the request's books.
-      request.log.info({ code: error.code }, 'the client closed the connection before the request was complete');
-      send(reply, 400, { error: 'The request was aborted before its body was complete' });
-      return;
-    }
-    request.log.error({ err: error }, 'request failed');
-    send(reply, 500, { error: 'Internal server error', requestId: String(request.id) });
-  });
-
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const route = (request.url.split('?')[0] ?? '').slice(0, 200);
-    send(reply, 404, { error: `Route ${request.method} ${route} not found` });
+    const { status, body } = answerFor(error, request, reply);
+    send(reply, status, body);
   });
 }

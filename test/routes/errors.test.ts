@@ -1,9 +1,10 @@
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 
-t.test('unknown routes are 404 JSON with or without a token', async (t) => {
+// Unknown paths outside /api are the pages' HTML 404 (test/web/errors.test.ts).
+t.test('unknown API routes are 404 JSON with or without a token', async (t) => {
   const ctx = await buildTestApp(t);
-  for (const res of [await ctx.get('/api/nothing-here'), await ctx.app.inject({ method: 'GET', url: '/api/nothing-here' }), await ctx.app.inject({ method: 'GET', url: '/' })]) {
+  for (const res of [await ctx.get('/api/nothing-here'), await ctx.app.inject({ method: 'GET', url: '/api/nothing-here' }), await ctx.app.inject({ method: 'POST', url: '/api/' })]) {
     t.equal(res.statusCode, 404);
     t.match(res.headers['content-type'], /application\/json/);
     t.type(res.json().error, 'string');

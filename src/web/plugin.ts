@@ -1,0 +1,76 @@
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import fastifyView from '@fastify/view';
+import { Eta } from 'eta';
+import { answerFor, NotFound } from '../errors.js';
+import { requestToken } from '../auth/request-token.js';
+import { AssetManifest, IMMUTABLE } from './assets.js';
+import { WEB_SOURCE } from './paths.js';
+import { setPageHeaders } from './headers.js';
+import { renderErrorPage } from './errors/routes.js';
+import { loginRoutes, loginPath } from './login/routes.js';
+import { themeRoutes } from './theme/routes.js';
+import { homeRoutes } from './home/routes.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A page anyone may open without logging in (the login page, the assets, the theme form). */
+    publicPage?: boolean;
+  }
+}
+
+/** The one form body a page accepts; 8 KiB holds any login (docs/decisions.md, "Authentication hardening"). */
+export const FORM_BODY_LIMIT = 64 * 1024;
+
+/**
+ * Everything at `/` that is not the API: the view engine, the hashed assets, the page CSP,
+ * urlencoded form bodies (this scope only: the API keeps its 415 for anything but JSON), the
+ * login redirect, and errors and unknown paths rendered as HTML pages (docs/web.md).
+ */
+export const webPlugin: FastifyPluginAsync = async (app) => {
+  const assets = new AssetManifest();
+  app.decorate('webAssets', assets);
+
+  await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
+  await app.register(fastifyView, {
+    // Eta escapes every `<%= %>`; templates are read from src/web/ (cached unless NODE_ENV=development).
+    engine: { eta: new Eta({ autoEscape: true, cache: process.env.NODE_ENV !== 'development', views: WEB_SOURCE }) },
+    root: WEB_SOURCE,
+    production: process.env.NODE_ENV !== 'development',
+  });
+  // serve: false: nothing is served by path; the asset route below sends only manifest files.
+  await app.register(fastifyStatic, { root: WEB_SOURCE, serve: false });
+
+  app.addHook('onRequest', async (_request, reply) => setPageHeaders(reply));
+
+  // Every page but the public ones needs a valid token; a reader who has none is sent to log in.
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      request.token = app.auth.verify(requestToken(request));
+    } catch {
+      if (request.routeOptions.config.publicPage === true) return;
+      // An unknown path is a page that may exist once logged in, except under /assets.
+      if (request.routeOptions.url === undefined && request.url.startsWith('/assets/')) return;
+      const next = request.method === 'GET' || request.method === 'HEAD' ? request.url : undefined;
+      return reply.redirect(loginPath(next), 303);
+    }
+  });
+
+  app.get<{ Params: { name: string } }>('/assets/:name', { config: { publicPage: true } }, async (request, reply) => {
+    const file = assets.lookup(request.params.name);
+    if (file === undefined) throw new NotFound('No such asset');
+    reply.header('cache-control', IMMUTABLE).type(file.type);
+    return reply.sendFile(file.file, file.root, { cacheControl: false, etag: false, lastModified: false });
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body } = answerFor(error, request, reply);
+    return renderErrorPage(reply, status, body);
+  });
+  app.setNotFoundHandler(async (request, reply) => renderErrorPage(reply, 404, { error: 'There is no page at this address.' }));
+
+  await app.register(loginRoutes);
+  await app.register(themeRoutes);
+  await app.register(homeRoutes);
+};

@@ -1,0 +1,21 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { BadRequest } from '../../errors.js';
+import { isTheme, THEME_COOKIE } from '../layout/view.js';
+import { safeNext } from '../login/next.js';
+
+/** A year: the theme is a preference, not a secret (not HttpOnly so a client module could read it). */
+const THEME_COOKIE_SECONDS = 365 * 24 * 60 * 60;
+
+/**
+ * `POST /theme` (fields `theme`, `back`): stores the theme in a cookie, so the server renders
+ * `data-theme` with no flash, and returns to the page. A plain form: works with JavaScript off;
+ * src/web/client/theme.ts only saves the reload.
+ */
+export const themeRoutes: FastifyPluginAsync = async (app) => {
+  app.post('/theme', { config: { publicPage: true }, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+    if (!isTheme(body.theme)) throw new BadRequest('Unknown theme', { theme: 'must be one of auto, light, dark, sepia' });
+    reply.setCookie(THEME_COOKIE, body.theme, { path: '/', maxAge: THEME_COOKIE_SECONDS, sameSite: 'lax', httpOnly: false });
+    return reply.redirect(safeNext(body.back), 303);
+  });
+};

@@ -1,0 +1,64 @@
+/**
+ * Accessibility checks in a real Chromium (docs/web.md, "Testing"): axe-core injected from
+ * node_modules, WCAG 2.1 A and AA rules only, in every theme a page can show.
+ */
+import { createRequire } from 'node:module';
+import type { Test } from 'tap';
+import type { Page } from 'puppeteer-core';
+
+const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+/** Runs axe on the page as it is now; fails `t` with every violation listed (rule, help, elements). */
+export async function expectNoAxeViolations(t: Test, page: Page, label: string): Promise<void> {
+  // Strings, not functions: the test project has no DOM types.
+  const loaded = (await page.evaluate('typeof window.axe !== "undefined"')) as boolean;
+  if (!loaded) await page.addScriptTag({ path: AXE_SCRIPT });
+  const violations = (await page.evaluate(
+    `window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((result) => result.violations)`,
+  )) as AxeViolation[];
+  const listed = violations.map(
+    (violation) =>
+      `${violation.id} (${violation.impact ?? 'n/a'}): ${violation.help}\n` +
+      violation.nodes.map((node) => `    ${JSON.stringify(node.target)} ${node.failureSummary ?? ''}`).join('\n'),
+  );
+  t.same(listed, [], `axe: no WCAG 2.1 A/AA violations on ${label}`);
+}
+
+export type ColourScheme = 'light' | 'dark';
+
+/**
+ * Runs `check` once per colour scheme, reaching each both ways a reader can: the system's
+ * `prefers-color-scheme` with the theme cookie at `auto`, and the theme cookie forcing it (sepia
+ * is checked with the light system preference). `load` navigates the page afresh.
+ */
+export async function inEveryTheme(
+  page: Page,
+  origin: string,
+  load: () => Promise<void>,
+  check: (label: string) => Promise<void>,
+): Promise<void> {
+  const { hostname } = new URL(origin);
+  const setTheme = (value: string) => page.setCookie({ name: 'theme', value, domain: hostname, path: '/' });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+    await setTheme('auto');
+    await load();
+    await check(`system ${scheme}`);
+    await setTheme(scheme);
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme === 'light' ? 'dark' : 'light' }]);
+    await load();
+    await check(`theme cookie ${scheme} (system ${scheme === 'light' ? 'dark' : 'light'})`);
+  }
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+  await setTheme('sepia');
+  await load();
+  await check('theme cookie sepia');
+  await setTheme('auto');
+}

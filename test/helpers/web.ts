@@ -1,0 +1,146 @@
+/**
+ * Helpers for tests of the pages (docs/web.md, "Testing"): an app with a logged-in cookie, form
+ * posts, and a small HTML query API over htmlparser2 (tag, #id, .class, [attr], [attr="value"],
+ * descendant and `>` child combinators, comma lists).
+ */
+import type { Test } from 'tap';
+import type { LightMyRequestResponse } from 'fastify';
+import { parseDocument } from 'htmlparser2';
+import { findAll, getAttributeValue, textContent } from 'domutils';
+import type { Element } from 'domhandler';
+import { buildTestApp, type TestContext } from './app.js';
+
+export interface WebTestContext extends TestContext {
+  /** A GET with the token cookie (and any others given). */
+  page: (url: string, cookies?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  /** A urlencoded form post with the token cookie, as a browser on this server sends it. */
+  form: (url: string, fields: Record<string, string>, cookies?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  /** The same without the token: what a logged-out browser sends. */
+  anonymous: {
+    page: (url: string, cookies?: Record<string, string>) => Promise<LightMyRequestResponse>;
+    form: (url: string, fields: Record<string, string>, headers?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  };
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/** `buildTestApp` plus page and form helpers, logged in and logged out. */
+export async function buildWebTestApp(t: Test, env: Record<string, string> = {}): Promise<WebTestContext> {
+  const ctx = await buildTestApp(t, env);
+  const { app, token } = ctx;
+  const body = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+  return {
+    ...ctx,
+    page: (url, cookies = {}) => app.inject({ method: 'GET', url, cookies: { token, ...cookies } }),
+    form: (url, fields, cookies = {}) =>
+      app.inject({ method: 'POST', url, payload: body(fields), headers: { 'content-type': FORM }, cookies: { token, ...cookies } }),
+    anonymous: {
+      page: (url, cookies = {}) => app.inject({ method: 'GET', url, cookies }),
+      form: (url, fields, headers = {}) => app.inject({ method: 'POST', url, payload: body(fields), headers: { 'content-type': FORM, ...headers } }),
+    },
+  };
+}
+
+export interface Html {
+  /** Every element matching `selector`, in document order. */
+  all: (selector: string) => Element[];
+  /** The first match, or undefined. */
+  one: (selector: string) => Element | undefined;
+  /** The text of the first match with whitespace collapsed ('' when nothing matches). */
+  text: (selector: string) => string;
+  /** An attribute of the first match. */
+  attr: (selector: string, name: string) => string | undefined;
+  /** The text of every match. */
+  texts: (selector: string) => string[];
+}
+
+interface Compound {
+  tag?: string;
+  id?: string;
+  classes: string[];
+  attrs: Array<{ name: string; value?: string }>;
+}
+
+type Step = { compound: Compound; combinator: ' ' | '>' };
+
+function parseCompound(text: string): Compound {
+  const compound: Compound = { classes: [], attrs: [] };
+  const pattern = /([a-zA-Z][\w-]*)|#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([^\]]*)))?\]|(\S)/g;
+  for (const match of text.matchAll(pattern)) {
+    if (match[1] !== undefined) compound.tag = match[1].toLowerCase();
+    else if (match[2] !== undefined) compound.id = match[2];
+    else if (match[3] !== undefined) compound.classes.push(match[3]);
+    else if (match[4] !== undefined) compound.attrs.push({ name: match[4], value: match[5] ?? match[6] ?? match[7] });
+    else throw new Error(`unsupported selector syntax at "${match[8]}" in "${text}"`);
+  }
+  return compound;
+}
+
+function parseSelector(selector: string): Step[] {
+  const tokens = selector.replace(/\s*>\s*/g, ' > ').trim().split(/\s+(?=(?:[^"\]]*\[[^\]]*\])*[^\]]*$)/);
+  const steps: Step[] = [];
+  let combinator: ' ' | '>' = ' ';
+  for (const token of tokens) {
+    if (token === '>') {
+      combinator = '>';
+      continue;
+    }
+    steps.push({ compound: parseCompound(token), combinator });
+    combinator = ' ';
+  }
+  return steps;
+}
+
+function matches(element: Element, compound: Compound): boolean {
+  if (compound.tag !== undefined && element.name !== compound.tag) return false;
+  if (compound.id !== undefined && getAttributeValue(element, 'id') !== compound.id) return false;
+  const classes = (getAttributeValue(element, 'class') ?? '').split(/\s+/);
+  if (!compound.classes.every((name) => classes.includes(name))) return false;
+  return compound.attrs.every(({ name, value }) => {
+    const actual = getAttributeValue(element, name);
+    return value === undefined ? actual !== undefined : actual === value;
+  });
+}
+
+function parentElement(element: Element): Element | undefined {
+  const parent = element.parent;
+  return parent !== null && parent.type === 'tag' ? (parent as Element) : undefined;
+}
+
+/** Whether `element` matches the steps, right to left. */
+function matchesSteps(element: Element, steps: Step[], index: number): boolean {
+  const step = steps[index]!;
+  if (!matches(element, step.compound)) return false;
+  if (index === 0) return true;
+  let ancestor = parentElement(element);
+  if (step.combinator === '>') return ancestor !== undefined && matchesSteps(ancestor, steps, index - 1);
+  while (ancestor !== undefined) {
+    if (matchesSteps(ancestor, steps, index - 1)) return true;
+    ancestor = parentElement(ancestor);
+  }
+  return false;
+}
+
+/** Parses an HTML page for querying. */
+export function parseHtml(body: string): Html {
+  const document = parseDocument(body);
+  const elements = findAll(() => true, document.children);
+  const all = (selector: string) => {
+    const lists = selector.split(',').map((part) => parseSelector(part));
+    return elements.filter((element) => lists.some((steps) => matchesSteps(element, steps, steps.length - 1)));
+  };
+  const squash = (element: Element) => textContent(element).replace(/\s+/g, ' ').trim();
+  return {
+    all,
+    one: (selector) => all(selector)[0],
+    text: (selector) => {
+      const found = all(selector)[0];
+      return found === undefined ? '' : squash(found);
+    },
+    attr: (selector, name) => {
+      const found = all(selector)[0];
+      return found === undefined ? undefined : getAttributeValue(found, name);
+    },
+    texts: (selector) => all(selector).map(squash),
+  };
+}
