@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses, MessageBody } from '../schemas/common.js';
-import { ImageBytes, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
+import { ImageBytes, ImageGetQuery, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
+import type { ThumbnailWidth } from '../images/thumbnails.js';
 import * as files from './service.js';
 
 const FILES = ['files'];
@@ -27,8 +28,13 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const imageResponses = { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 404) };
 
   /** Sends what the service decided; headers only once nothing can fail any more. */
-  const sendImage = async (reply: FastifyReply, rawPath: unknown, headers: { 'if-none-match'?: string; 'if-modified-since'?: string }) => {
-    const image = await files.imageReply(app.images, rawPath, {
+  const sendImage = async (
+    reply: FastifyReply,
+    rawPath: unknown,
+    width: ThumbnailWidth | undefined,
+    headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
+  ) => {
+    const image = await files.imageReply(app.images, rawPath, width, {
       ifNoneMatch: headers['if-none-match'],
       ifModifiedSince: headers['if-modified-since'],
     });
@@ -40,21 +46,21 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: FILES,
-        summary: 'An image by its path after /images/ (or ?path=)',
+        summary: 'An image by its path after /images/ (or ?path=); with ?w= its WebP thumbnail',
         params: ImageTailParams,
         querystring: ImageTailQuery,
         response: imageResponses,
       },
     },
-    async (request, reply) => sendImage(reply, request.params['*'] || request.query.path, request.headers),
+    async (request, reply) => sendImage(reply, request.params['*'] || request.query.path, request.query.w, request.headers),
   );
 
   app.get(
     '/files/images',
     {
-      schema: { tags: FILES, summary: 'An image by ?path=', querystring: ImagePathQuery, response: imageResponses },
+      schema: { tags: FILES, summary: 'An image by ?path=; with ?w= its WebP thumbnail', querystring: ImageGetQuery, response: imageResponses },
     },
-    async (request, reply) => sendImage(reply, request.query.path, request.headers),
+    async (request, reply) => sendImage(reply, request.query.path, request.query.w, request.headers),
   );
 
   app.delete(

@@ -9,6 +9,7 @@ import { writeTransaction } from '../db/transaction.js';
 import { NotFound } from '../errors.js';
 import { imageUrl, parseImagePath, type ImageKind } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
+import type { ThumbnailWidth } from '../images/thumbnails.js';
 import { receiveUpload } from '../images/upload.js';
 import type { UploadResponse } from '../schemas/files.js';
 import { clearImageReferences } from '../images/references.js';
@@ -57,10 +58,12 @@ export interface ImageReply {
 /**
  * `GET /api/files/images/<path>`: the guards (400), 404 for no such image, then 304 when the
  * client's validators match (If-None-Match wins over If-Modified-Since, RFC 9110 13.2.2), else
- * the stream with its real Content-Type, length, ETag and a year of caching.
+ * the stream with its real Content-Type, length, ETag and a year of caching. With a `width`, the
+ * same for the image's WebP thumbnail of that width (made now if missing; docs/decisions.md,
+ * "Thumbnails and image metadata").
  */
-export async function imageReply(store: ImageStore, rawPath: unknown, conditions: ConditionalHeaders): Promise<ImageReply> {
-  const image = await store.openImage(rawPath);
+export async function imageReply(store: ImageStore, rawPath: unknown, width: ThumbnailWidth | undefined, conditions: ConditionalHeaders): Promise<ImageReply> {
+  const image = width === undefined ? await store.openImage(rawPath) : await store.openThumbnail(rawPath, width);
   const lastModified = image.modified.toUTCString();
   const validators = { ETag: image.etag, 'Last-Modified': lastModified, 'Cache-Control': IMAGE_CACHE_CONTROL };
   if (notModified(image.etag, image.modified, conditions)) {

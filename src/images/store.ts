@@ -23,6 +23,12 @@
  * replaced file to the trash, leaves a file that is neither; {@link ImageStore.sweepUnreferenced}
  * moves those to the trash at startup.
  *
+ * Thumbnails are derived files, `.thumbs/<width>/<kind>/<name>.webp` (src/images/thumbnails.ts
+ * makes them): written after an upload is stored, again on first request when missing, deleted
+ * outright (not trashed) with their original, and never backed up (docs/decisions.md,
+ * "Thumbnails and image metadata"). An upload carrying EXIF, XMP or IPTC metadata is stored as a
+ * copy without it.
+ *
  * Every user-supplied path goes through two guards: the text guard (image-path.ts) and, here,
  * the disk guard: the name must resolve (symlinks followed) to a file inside `covers/` or
  * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
@@ -37,6 +43,7 @@ import { FORMATS, SNIFF_BYTES, sniffImageFormat, type ImageFormat } from './form
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
 import { KeyedLock } from './path-lock.js';
 import { ImageStructureCheck, InvalidImage } from './structure.js';
+import { renderThumbnail, stripMetadata, THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
 
 /** docs/decisions.md, "Images": 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -118,7 +125,8 @@ export class ImageStore {
   ) {}
 
   /**
-   * Creates `covers/`, `avatars/`, `.incoming/`, `.trash/<kind>/` and `.unattached/<kind>/` if needed, refuses to start
+   * Creates `covers/`, `avatars/`, `.incoming/`, `.trash/<kind>/`, `.unattached/<kind>/` and
+   * `.thumbs/<width>/<kind>/` if needed, refuses to start
    * when any of them is not a real directory (a symlink there would let writes or removals leave
    * the folder), sweeps temp files a crash left behind and purges expired trash.
    */
@@ -127,7 +135,8 @@ export class ImageStore {
     const root = await fsp.realpath(imagesDir);
     const trashFolders = IMAGE_KINDS.map((kind) => path.join(TRASH_DIR, kind));
     const markerFolders = IMAGE_KINDS.map((kind) => path.join(UNATTACHED_DIR, kind));
-    for (const folder of [...IMAGE_KINDS, INCOMING_DIR, TRASH_DIR, ...trashFolders, UNATTACHED_DIR, ...markerFolders]) {
+    const thumbFolders = THUMBNAIL_WIDTHS.flatMap((width) => [path.join(THUMBS_DIR, String(width)), ...IMAGE_KINDS.map((kind) => path.join(THUMBS_DIR, String(width), kind))]);
+    for (const folder of [...IMAGE_KINDS, INCOMING_DIR, TRASH_DIR, ...trashFolders, UNATTACHED_DIR, ...markerFolders, THUMBS_DIR, ...thumbFolders]) {
       const dir = path.join(root, folder);
       await fsp.mkdir(dir, { recursive: true });
       const stat = await fsp.lstat(dir);
@@ -152,8 +161,10 @@ export class ImageStore {
   /**
    * Streams one multipart file part into `<kind>/<uuid>.<ext>` and returns that relative path.
    * The part's stream is always read to its end (what follows a failure is discarded, not
-   * kept), so the client gets the error rather than a reset connection. Throws 415 (not a
-   * complete JPEG, PNG or WebP), 413 (over {@link MAX_IMAGE_BYTES}), or the stream's own error
+   * kept), so the client gets the error rather than a reset connection. An image carrying
+   * metadata is replaced by a copy without it before the rename; the thumbnails are written
+   * after it (a failure there is logged: they are made again on first request). Throws 415 (not
+   * a complete JPEG, PNG or WebP, or one with metadata that libvips cannot read), 413 (over {@link MAX_IMAGE_BYTES}), or the stream's own error
    * for an aborted request; in every failure case nothing is left on disk.
    */
   async saveUploadedImage(part: UploadedPart, kind: ImageKind): Promise<string> {
@@ -200,9 +211,11 @@ export class ImageStore {
       await handle.sync();
       await handle.close();
       handle = undefined;
+      await this.stripUploadMetadata(tempPath, format, field);
       const name = `${randomUUID()}.${FORMATS[format].ext}`;
       await fsp.rename(tempPath, path.join(this.root, kind, name));
       await syncDirectory(path.join(this.root, kind));
+      await this.writeThumbnails({ kind, name, relPath: `${kind}/${name}` });
       return `${kind}/${name}`;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -219,33 +232,90 @@ export class ImageStore {
     const image = parseImagePath(rawPath, field);
     const real = await this.resolve(image, field);
     if (real === undefined) throw imageNotFound(image.relPath);
-    let handle: FileHandle;
+    const opened = await openServable(real, image.relPath, image.name);
+    if (opened === undefined) throw imageNotFound(image.relPath);
+    return opened;
+  }
+
+  /**
+   * Opens the `width` thumbnail of a stored image for serving (docs/api.md, "Images —
+   * /api/files"): the same guards as {@link openImage} on the original's path (400), 404 when the
+   * original is not there. A missing thumbnail (an image stored before thumbnails existed, or
+   * one whose thumbnail was deleted) is made now, holding the original's path so a concurrent
+   * removal cannot leave a thumbnail behind. An original libvips cannot decode is 404, never a
+   * 500. The ETag names the width, so it never matches the original's.
+   */
+  async openThumbnail(rawPath: unknown, width: ThumbnailWidth, field = 'path'): Promise<OpenedImage> {
+    const image = parseImagePath(rawPath, field);
+    if ((await this.resolve(image, field)) === undefined) throw imageNotFound(image.relPath);
+    const file = this.thumbnailFile(image, width);
+    const tag = `${image.name}-w${width}`;
+    const ready = await openServable(file, image.relPath, tag);
+    if (ready !== undefined) return ready;
+    await this.exclusively(image.relPath, async () => {
+      const real = await this.resolve(image, field);
+      if (real === undefined) throw imageNotFound(image.relPath);
+      if (await exists(file)) return;
+      if (!(await this.writeThumbnail(real, image, width))) throw new NotFound(`Image not found: ${image.relPath} cannot be decoded`);
+    });
+    const made = await openServable(file, image.relPath, tag);
+    if (made === undefined) throw imageNotFound(image.relPath);
+    return made;
+  }
+
+  private thumbnailFile(image: ImagePath, width: ThumbnailWidth): string {
+    return path.join(this.root, THUMBS_DIR, String(width), image.kind, `${image.name}.webp`);
+  }
+
+  /**
+   * Writes one thumbnail of the original at `real` through a temp file and a rename, so a
+   * reader never sees half of one. Returns false (and logs) when libvips cannot decode it.
+   */
+  private async writeThumbnail(real: string, image: ImagePath, width: ThumbnailWidth): Promise<boolean> {
+    const temp = path.join(this.root, INCOMING_DIR, `${randomUUID()}.thumb`);
     try {
-      handle = await fsp.open(real, OPEN_NO_FOLLOW);
+      await renderThumbnail(real, temp, width);
+      const target = this.thumbnailFile(image, width);
+      // Recreated if someone removed the folder while the service runs (it is derived data).
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await fsp.rename(temp, target);
+      return true;
     } catch (error) {
-      if (isMissing(error)) throw imageNotFound(image.relPath);
-      throw error;
+      await fsp.rm(temp, { force: true }).catch(() => undefined);
+      this.log.warn({ err: error, relPath: image.relPath, width }, 'could not make a thumbnail');
+      return false;
     }
+  }
+
+  /** Both thumbnails of a just-stored image; failures are logged (first request retries). */
+  private async writeThumbnails(image: ImagePath): Promise<void> {
+    const real = path.join(this.root, image.kind, image.name);
+    await Promise.all(THUMBNAIL_WIDTHS.map((width) => this.writeThumbnail(real, image, width)));
+  }
+
+  /** Deletes the thumbnails of `image` (derived, so not trashed). Never throws; logs. */
+  private async removeThumbnails(image: ImagePath): Promise<void> {
+    for (const width of THUMBNAIL_WIDTHS) {
+      await fsp.rm(this.thumbnailFile(image, width), { force: true }).catch((error: unknown) => this.log.warn({ err: error, relPath: image.relPath, width }, 'could not remove a thumbnail'));
+    }
+  }
+
+  /**
+   * Replaces the complete upload at `tempPath` by a copy without EXIF, XMP or IPTC metadata when
+   * it has any (src/images/thumbnails.ts, `stripMetadata`), fsynced like the upload itself. 415
+   * on `field` when libvips cannot read it.
+   */
+  private async stripUploadMetadata(tempPath: string, format: ImageFormat, field: string): Promise<void> {
+    const stripped = path.join(this.root, INCOMING_DIR, `${randomUUID()}.strip`);
     try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) throw imageNotFound(image.relPath);
-      const head = Buffer.alloc(SNIFF_BYTES);
-      const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
-      const format = sniffImageFormat(head.subarray(0, bytesRead));
-      if (format === undefined) throw imageNotFound(image.relPath);
-      const opened = handle;
-      return {
-        relPath: image.relPath,
-        size: stat.size,
-        modified: stat.mtime,
-        contentType: FORMATS[format].contentType,
-        etag: `"${image.name}-${stat.size.toString(16)}-${Math.trunc(stat.mtimeMs).toString(16)}"`,
-        stream: () => opened.createReadStream({ start: 0, autoClose: true }),
-        close: () => opened.close(),
-      };
+      if (!(await stripMetadata(tempPath, stripped, format))) return;
+      const handle = await fsp.open(stripped, 'r+');
+      await handle.sync().finally(() => handle.close());
+      await fsp.rename(stripped, tempPath);
     } catch (error) {
-      await handle.close();
-      throw error;
+      await fsp.rm(stripped, { force: true }).catch(() => undefined);
+      this.log.warn({ err: error }, 'could not read an upload to strip its metadata');
+      throw notAnImage(field);
     }
   }
 
@@ -280,6 +350,7 @@ export class ImageStore {
     }
     const now = new Date();
     await fsp.lutimes(trashed, now, now).catch((error: unknown) => this.log.warn({ err: error, trashed }, 'could not stamp a trashed image'));
+    await this.removeThumbnails(image);
     await this.clearUnattached(image.relPath);
     return true;
   }
@@ -343,7 +414,35 @@ export class ImageStore {
       }
     }
     if (adopting) await fsp.writeFile(complete, '');
+    await this.sweepThumbnails();
     return trashed;
+  }
+
+  /**
+   * Part of the startup sweep: deletes every thumbnail whose original is no longer in
+   * `covers/` or `avatars/` (removed by a crash between the two, or trashed by the sweep just
+   * now) and every folder of a width no longer made. Thumbnails of kept images stay.
+   */
+  private async sweepThumbnails(): Promise<void> {
+    const widths = new Set<string>(THUMBNAIL_WIDTHS.map(String));
+    for (const folder of await fsp.readdir(path.join(this.root, THUMBS_DIR))) {
+      const dir = path.join(this.root, THUMBS_DIR, folder);
+      try {
+        if (!widths.has(folder)) {
+          await fsp.rm(dir, { recursive: true, force: true });
+          continue;
+        }
+        for (const kind of IMAGE_KINDS) {
+          for (const entry of await fsp.readdir(path.join(dir, kind))) {
+            const original = entry.endsWith('.webp') ? entry.slice(0, -'.webp'.length) : '';
+            if (original !== '' && (await exists(path.join(this.root, kind, original), true))) continue;
+            await fsp.rm(path.join(dir, kind, entry), { force: true, recursive: true });
+          }
+        }
+      } catch (error) {
+        this.log.warn({ err: error, dir }, 'could not sweep thumbnails');
+      }
+    }
   }
 
   private markerPath(image: ImagePath): string {
@@ -375,6 +474,7 @@ export class ImageStore {
       const image = parseImagePath(relPath);
       if ((await this.resolve(image, 'path')) === undefined) return;
       await fsp.rm(path.join(this.root, image.kind, image.name), { force: true });
+      await this.removeThumbnails(image);
     } catch (error) {
       this.log.warn({ err: error, relPath }, 'could not discard an uploaded image');
     }
@@ -460,6 +560,43 @@ export class ImageStore {
       const relative = path.relative(path.join(this.root, kind), real);
       return relative !== '' && !path.isAbsolute(relative) && relative.split(path.sep)[0] !== '..';
     });
+  }
+}
+
+/**
+ * Opens `file` (never through a link) when it is a regular file whose bytes start like an image;
+ * `undefined` when it is missing, not a regular file, or not an image. `tag` starts the ETag.
+ */
+async function openServable(file: string, relPath: string, tag: string): Promise<OpenedImage | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(file, OPEN_NO_FOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (isMissing(error) || code === 'ELOOP') return undefined;
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const format = stat.isFile() ? sniffImageFormat(head.subarray(0, (await handle.read(head, 0, SNIFF_BYTES, 0)).bytesRead)) : undefined;
+    if (format === undefined) {
+      await handle.close();
+      return undefined;
+    }
+    const opened = handle;
+    return {
+      relPath,
+      size: stat.size,
+      modified: stat.mtime,
+      contentType: FORMATS[format].contentType,
+      etag: `"${tag}-${stat.size.toString(16)}-${Math.trunc(stat.mtimeMs).toString(16)}"`,
+      stream: () => opened.createReadStream({ start: 0, autoClose: true }),
+      close: () => opened.close(),
+    };
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
 }
 

@@ -4,6 +4,7 @@
  * them and names the field `path` in `details`, whichever way the path came (URL tail or query).
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../images/thumbnails.js';
 
 const ImagePathText = Type.String({ description: 'A stored image: covers/<file> or avatars/<file>' });
 
@@ -14,8 +15,18 @@ export type ImagePathQuery = Static<typeof ImagePathQuery>;
 /** `GET /api/files/images/<path>`: the query form is still honoured when the tail is empty. */
 export const ImageTailParams = Type.Object({ '*': Type.String({ description: 'covers/<file> or avatars/<file>' }) });
 export type ImageTailParams = Static<typeof ImageTailParams>;
-export const ImageTailQuery = Type.Object({ path: Type.Optional(ImagePathText) });
+
+/** `?w=`: a thumbnail of that width instead of the original (docs/api.md, "Images — /api/files"). */
+const ThumbnailWidthParam = Type.Unsafe<ThumbnailWidth>(
+  Type.Integer({ enum: [...THUMBNAIL_WIDTHS], description: `A WebP thumbnail this many pixels wide (never enlarged) instead of the original: one of ${THUMBNAIL_WIDTHS.join(', ')}` }),
+);
+
+export const ImageTailQuery = Type.Object({ path: Type.Optional(ImagePathText), w: Type.Optional(ThumbnailWidthParam) });
 export type ImageTailQuery = Static<typeof ImageTailQuery>;
+
+/** `GET /api/files/images?path=` with the optional thumbnail width. */
+export const ImageGetQuery = Type.Object({ path: ImagePathText, w: Type.Optional(ThumbnailWidthParam) });
+export type ImageGetQuery = Static<typeof ImageGetQuery>;
 
 /** 200 of both upload endpoints: `path` like `covers/<file>`, `url` like `/api/files/images/covers/<file>`. */
 export const UploadResponse = Type.Object({
@@ -25,8 +36,8 @@ export const UploadResponse = Type.Object({
 });
 export type UploadResponse = Static<typeof UploadResponse>;
 
-/** 200 of the image GET: the stored bytes, `Content-Type` image/jpeg, image/png or image/webp. */
-export const ImageBytes = Type.String({ format: 'binary', description: 'The image bytes' });
+/** 200 of the image GET: the stored bytes, `Content-Type` image/jpeg, image/png or image/webp (a thumbnail: image/webp). */
+export const ImageBytes = Type.String({ format: 'binary', description: 'The image bytes, or with ?w= its WebP thumbnail' });
 
 /** 304 of the image GET: no body. */
 export const NotModified = Type.Null({ description: 'Not modified: the ETag in If-None-Match is current' });

@@ -144,14 +144,20 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
- * Every file under `DATA_DIR/images` except the trash and the unattached-upload markers,
+ * Every file under `DATA_DIR/images` except the trash, the unattached-upload markers and the
+ * thumbnails (see {@link thumbnailFiles}),
  * relative to it, sorted: a snapshot of the live folders (`covers/`, `avatars/`, and
  * `.incoming/`, which must be empty between requests). A removed image leaves this list; it may
  * sit in {@link trashedImages} for a while.
  */
 export function imageFolderFiles(dataDir: string): string[] {
   const root = path.join(dataDir, 'images');
-  return filesUnder(root).filter((entry) => !['.trash', '.unattached'].includes(entry.split(path.sep)[0] as string));
+  return filesUnder(root).filter((entry) => !['.trash', '.unattached', '.thumbs'].includes(entry.split(path.sep)[0] as string));
+}
+
+/** The thumbnails in `DATA_DIR/images/.thumbs`, as `<width>/<kind>/<name>.webp`, sorted. */
+export function thumbnailFiles(dataDir: string): string[] {
+  return filesUnder(path.join(dataDir, 'images', '.thumbs')).map((entry) => entry.split(path.sep).join('/'));
 }
 
 /** The removed images waiting in `DATA_DIR/images/.trash`, as `covers/<name>` / `avatars/<name>`. */

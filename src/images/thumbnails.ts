@@ -1,0 +1,107 @@
+/**
+ * Thumbnails and metadata stripping: the image work done with sharp (libvips), kept apart from
+ * the store's paths (the store, src/images/store.ts, decides every path and calls these with
+ * paths it joined; docs/decisions.md, "Thumbnails and image metadata").
+ *
+ * Every sharp job runs through one small queue of {@link MAX_CONCURRENT_RENDERS}, and libvips
+ * itself is held to {@link SHARP_THREADS} thread per job, so a burst of grid requests for missing
+ * thumbnails keeps at most two cores busy and queues the rest.
+ */
+import sharp from 'sharp';
+import type { ImageFormat } from './formats.js';
+
+/** The widths a thumbnail is made at, in pixels: grid cards at 1x and 2x. */
+export const THUMBNAIL_WIDTHS = [160, 320] as const;
+export type ThumbnailWidth = (typeof THUMBNAIL_WIDTHS)[number];
+
+/** Thumbnails live in `images/.thumbs/<width>/<kind>/<name>.webp`: derived data, never backed up. */
+export const THUMBS_DIR = '.thumbs';
+
+/** sharp jobs (thumbnail or metadata strip) running at once; more wait in order. */
+export const MAX_CONCURRENT_RENDERS = 2;
+
+/** libvips threads per sharp job (its default is one per core). */
+export const SHARP_THREADS = 1;
+
+/** WebP quality of thumbnails (sharp's default, stated so a change is deliberate). */
+const THUMBNAIL_QUALITY = 80;
+
+/** JPEG and WebP quality when an image must be re-encoded to drop its metadata (see {@link stripMetadata}). */
+const REENCODE_QUALITY = 90;
+
+sharp.concurrency(SHARP_THREADS);
+// The operation cache would keep decoded originals (and open files) alive between requests.
+sharp.cache(false);
+
+/**
+ * The URL a thumbnail is served at (docs/api.md, "Images — /api/files"): the image's own URL with
+ * `?w=<width>`, for `relPath` as stored in `coverPath` / `avatarImagePath`. Same route, same path
+ * guard, same token cookie and cache rules as the original.
+ */
+export function thumbnailUrl(relPath: string, width: ThumbnailWidth): string {
+  return `/api/files/images/${relPath}?w=${width}`;
+}
+
+/** Runs jobs at most {@link MAX_CONCURRENT_RENDERS} at a time, the others in arrival order. */
+export class RenderQueue {
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running += 1;
+    try {
+      return await job();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#running -= 1;
+      else next(); // the slot passes on without being freed
+    }
+  }
+
+  /** Jobs running now (for tests). */
+  get running(): number {
+    return this.#running;
+  }
+}
+
+/** The one queue every sharp job of the process goes through. */
+export const renderQueue = new RenderQueue(MAX_CONCURRENT_RENDERS);
+
+/**
+ * Writes a WebP thumbnail of the image file `source`, `width` pixels wide (never enlarged: a
+ * narrower original keeps its width), EXIF orientation applied, to `target`. sharp writes no
+ * metadata unless asked, so the thumbnail carries none. Rejects when libvips cannot decode the
+ * source; the caller decides what that means.
+ */
+export async function renderThumbnail(source: string, target: string, width: ThumbnailWidth): Promise<void> {
+  await renderQueue.run(() =>
+    sharp(source, { failOn: 'error' }).rotate().resize({ width, withoutEnlargement: true }).webp({ quality: THUMBNAIL_QUALITY }).toFile(target),
+  );
+}
+
+/**
+ * If the image file `source` carries EXIF, XMP or IPTC metadata (camera, time, GPS position),
+ * writes a copy without it to `target` and returns true; otherwise writes nothing and returns
+ * false, so an image with nothing to hide is kept byte for byte. The copy keeps the format and
+ * the ICC colour profile and has the EXIF orientation applied to its pixels (the tag that said
+ * how to turn it is gone). JPEG and WebP are re-encoded at quality 90, PNG losslessly; an
+ * animated WebP keeps its frames. Rejects when libvips
+ * cannot read the file.
+ */
+export async function stripMetadata(source: string, target: string, format: ImageFormat): Promise<boolean> {
+  return renderQueue.run(async () => {
+    const meta = await sharp(source).metadata();
+    if (meta.exif === undefined && meta.xmp === undefined && meta.iptc === undefined) return false;
+    const animated = format === 'webp' && (meta.pages ?? 1) > 1;
+    let pipeline = sharp(source, { failOn: 'error', animated }).keepIccProfile();
+    if (!animated) pipeline = pipeline.rotate();
+    if (format === 'jpeg') pipeline = pipeline.jpeg({ quality: REENCODE_QUALITY });
+    else if (format === 'png') pipeline = pipeline.png();
+    else pipeline = pipeline.webp({ quality: REENCODE_QUALITY });
+    await pipeline.toFile(target);
+    return true;
+  });
+}
