@@ -1,0 +1,171 @@
+import type { StorySearchDto, StorySearchResult } from '../../schemas/search.js';
+import { nameList } from '../../search/service.js';
+import type { PageModel } from '../render.js';
+import { SEARCH_PAGE_SORTS, type SearchPageQuery, type SearchPageSort } from './query.js';
+
+export interface LinkView {
+  href: string;
+  label: string;
+}
+
+export interface SearchHitView {
+  title: string;
+  href: string;
+  author: LinkView | undefined;
+  series: LinkView | undefined;
+  tags: LinkView[];
+  /** "4 of 5", or undefined when unrated. */
+  rating: string | undefined;
+  /** HTML: the engine's snippet, escaped around `<mark>` (checked by `safeSnippet`), or undefined. */
+  snippetHtml: string | undefined;
+}
+
+export interface PageLinkView {
+  /** 1-based, as shown. */
+  label: string;
+  href: string;
+  current: boolean;
+}
+
+export interface SortOptionView {
+  value: SearchPageSort;
+  label: string;
+  selected: boolean;
+}
+
+/** The search page: the form (with what was asked), and the results when something was asked. */
+export interface SearchView extends PageModel {
+  q: string;
+  authors: string[];
+  tags: string[];
+  minRating: number | undefined;
+  maxRating: number | undefined;
+  size: number | undefined;
+  sorts: SortOptionView[];
+  /** Names for the tag input's `<datalist>`: the most used tags. */
+  tagChoices: string[];
+  /** Undefined when nothing was asked (the help is shown instead). */
+  results: SearchResultsView | undefined;
+}
+
+export interface SearchResultsView {
+  /** The sentence of the live region: "12 stories found for “fox”". */
+  summary: string;
+  hits: SearchHitView[];
+  previous: string | undefined;
+  next: string | undefined;
+  /** Bounded numbers around the current page; `undefined` marks a gap (…). */
+  pages: Array<PageLinkView | undefined>;
+  /** A link back to the first page when this one is past the last. */
+  firstPage: string | undefined;
+}
+
+/** Pages linked on each side of the current one, besides the first and the last. */
+const PAGE_RADIUS = 2;
+
+/** `/tags/{name}` with the name percent-encoded. */
+export function tagHref(name: string): string {
+  return `/tags/${encodeURIComponent(name)}`;
+}
+
+/**
+ * The engines escape everything but their `<mark>` and `</mark>` (docs/api.md, "Fields › Search
+ * results"); anything else means the snippet is not what they promise, so it is escaped whole
+ * rather than trusted.
+ */
+export function safeSnippet(snippet: string | null): string | undefined {
+  if (snippet === null || snippet === '') return undefined;
+  if (!/<(?!\/?mark>)/.test(snippet)) return snippet;
+  return snippet.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function hitView(hit: StorySearchDto): SearchHitView {
+  return {
+    title: hit.title,
+    href: `/stories/${hit.id}`,
+    author: hit.authorId !== null && hit.authorName !== null ? { href: `/authors/${hit.authorId}`, label: hit.authorName } : undefined,
+    series:
+      hit.seriesId !== null && hit.seriesName !== null
+        ? { href: `/series/${hit.seriesId}`, label: hit.volume === null ? hit.seriesName : `${hit.seriesName}, volume ${hit.volume}` }
+        : undefined,
+    tags: hit.tagNames.map((name) => ({ href: tagHref(name), label: name })),
+    rating: hit.rating === null ? undefined : `${hit.rating} of 5`,
+    snippetHtml: safeSnippet(hit.snippet),
+  };
+}
+
+/** The page's URL for `query` at `page`: the text and every filter kept, defaults left out. */
+export function searchHref(query: SearchPageQuery, page: number): string {
+  const params = new URLSearchParams();
+  params.set('q', query.q);
+  for (const name of nameList(query.authors) ?? []) params.append('authors', name);
+  for (const name of nameList(query.tags) ?? []) params.append('tags', name);
+  if (query.minRating !== undefined) params.set('minRating', String(query.minRating));
+  if (query.maxRating !== undefined) params.set('maxRating', String(query.maxRating));
+  if (query.sort !== undefined && query.sort !== 'relevance') params.set('sort', query.sort);
+  if (query.size !== 20) params.set('size', String(query.size));
+  if (page > 0) params.set('page', String(page));
+  return `/search?${params.toString()}`;
+}
+
+function pageNumbers(query: SearchPageQuery, current: number, last: number): Array<PageLinkView | undefined> {
+  const shown = new Set([0, last]);
+  for (let page = current - PAGE_RADIUS; page <= current + PAGE_RADIUS; page += 1) if (page >= 0 && page <= last) shown.add(page);
+  const sorted = [...shown].sort((a, b) => a - b);
+  const links: Array<PageLinkView | undefined> = [];
+  sorted.forEach((page, index) => {
+    if (index > 0 && page - sorted[index - 1]! > 1) links.push(undefined);
+    links.push({ label: String(page + 1), href: searchHref(query, page), current: page === current });
+  });
+  return links;
+}
+
+function summary(result: StorySearchResult, query: SearchPageQuery): string {
+  const count = `${result.totalHits.toLocaleString('en')} ${result.totalHits === 1 ? 'story' : 'stories'} found`;
+  const text = query.q.trim();
+  return text === '' || text === '*' ? `${count}.` : `${count} for “${text}”.`;
+}
+
+export function searchResultsView(result: StorySearchResult, query: SearchPageQuery): SearchResultsView {
+  const last = Math.max(0, Math.ceil(result.totalHits / query.size) - 1);
+  const current = query.page;
+  const past = current > last;
+  return {
+    summary: summary(result, query),
+    hits: result.results.map(hitView),
+    previous: current > 0 && !past ? searchHref(query, current - 1) : undefined,
+    next: current < last ? searchHref(query, current + 1) : undefined,
+    pages: last === 0 || past ? [] : pageNumbers(query, current, last),
+    firstPage: past && result.totalHits > 0 ? searchHref(query, 0) : undefined,
+  };
+}
+
+export function searchView(query: SearchPageQuery, tagChoices: string[], results: SearchResultsView | undefined): SearchView {
+  const text = query.q.trim();
+  return {
+    title: results === undefined ? 'Search' : text === '' || text === '*' ? 'Search results' : `Search results for “${text}”`,
+    searchQuery: query.q,
+    q: query.q,
+    authors: nameList(query.authors) ?? [],
+    tags: nameList(query.tags) ?? [],
+    minRating: query.minRating,
+    maxRating: query.maxRating,
+    size: query.size === 20 ? undefined : query.size,
+    sorts: (Object.keys(SEARCH_PAGE_SORTS) as SearchPageSort[]).map((value) => ({
+      value,
+      label: SEARCH_PAGE_SORTS[value].label,
+      selected: value === (query.sort ?? 'relevance'),
+    })),
+    tagChoices,
+    results,
+  };
+}
+
+/** The suggestion fragment: each suggestion a link to its search. */
+export interface SuggestionsView {
+  suggestions: LinkView[];
+}
+
+export function suggestionsView(texts: string[]): SuggestionsView {
+  return { suggestions: texts.map((text) => ({ label: text, href: `/search?${new URLSearchParams({ q: text }).toString()}` })) };
+}
