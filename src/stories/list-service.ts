@@ -5,15 +5,25 @@
  * query (./present.ts).
  */
 import type { Db } from '../db/open.js';
-import { NotFound } from '../errors.js';
+import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
 import { findAuthorById } from '../authors/repository.js';
 import { findSeriesById } from '../series/repository.js';
 import { findTagByName } from '../tags/repository.js';
 import { pageWindow, sortDirection } from '../lib/pagination.js';
 import { jsonPage, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryListQuery } from '../schemas/story.js';
-import { countStories, seriesStoryIds, sortedStoryIds, topRatedStoryIds, type StoryScope } from './page-queries.js';
-import { loadStoriesJsonArray } from './repository.js';
+import {
+  countFilteredStories,
+  countStories,
+  filteredStoryIds,
+  seriesStoryIds,
+  sortedStoryIds,
+  topRatedStoryIds,
+  type StoryFilter,
+  type StoryScope,
+} from './page-queries.js';
+import { loadStoriesJsonArray, loadStoryCards } from './repository.js';
+import type { StoryCard } from './present.js';
 import { presentStories } from './service.js';
 
 /** One page of the scope; `createdAt` is the default key and `desc` the default direction (docs/api.md, "Sorting"). */
@@ -58,4 +68,91 @@ export function recentStories(db: Db, limit: number): JsonBytes {
 /** `GET /api/stories/top-rated`: rated stories only, best first, newer first among equals. */
 export function topRatedStories(db: Db, limit: number): JsonBytes {
   return presentStories(db, topRatedStoryIds(db, limit));
+}
+
+/**
+ * The same lists as cards for the pages (src/web/library): the same id queries, rendered by
+ * `loadStoryCards` (no story texts) and parsed, with the total for the paging links.
+ */
+export interface StoryCardPage {
+  cards: StoryCard[];
+  total: number;
+}
+
+/** The filter as the API's scope when it is one (all, one author, one tag), so it pages down that index. */
+function scopeOf(filter: StoryFilter): StoryScope | undefined {
+  const { authorId, seriesId, tagId, minRating } = filter;
+  if (seriesId !== undefined || minRating !== undefined || (authorId !== undefined && tagId !== undefined)) return undefined;
+  if (authorId !== undefined) return { kind: 'author', authorId };
+  if (tagId !== undefined) return { kind: 'tag', tagId };
+  return { kind: 'all' };
+}
+
+/** One page of cards of the stories that pass the filter, in the query's order (defaults as the API's). */
+export function storyCardPage(db: Db, filter: StoryFilter, query: StoryListQuery): StoryCardPage {
+  const sortBy = query.sortBy ?? 'createdAt';
+  const direction = sortDirection(query.sortDir, 'desc');
+  const window = pageWindow(query);
+  const scope = scopeOf(filter);
+  const total = scope === undefined ? countFilteredStories(db, filter) : countStories(db, scope);
+  if (window.offset >= total) return { cards: [], total };
+  const ids = scope === undefined ? filteredStoryIds(db, filter, sortBy, direction, window) : sortedStoryIds(db, scope, sortBy, direction, window, total);
+  return { cards: loadStoryCards(db, ids), total };
+}
+
+/** A series' stories as cards, by volume (unnumbered last); 404 when unknown. */
+export function seriesStoryCards(db: Db, seriesId: string): StoryCard[] {
+  if (findSeriesById(db, seriesId) === undefined) throw new NotFound(`Series not found with id: ${seriesId}`);
+  return loadStoryCards(db, seriesStoryIds(db, seriesId));
+}
+
+/** The newest stories as cards. */
+export function recentStoryCards(db: Db, limit: number): StoryCard[] {
+  return loadStoryCards(db, sortedStoryIds(db, { kind: 'all' }, 'createdAt', 'desc', { limit, offset: 0 }));
+}
+
+/** The best rated stories as cards. */
+export function topRatedStoryCards(db: Db, limit: number): StoryCard[] {
+  return loadStoryCards(db, topRatedStoryIds(db, limit));
+}
+
+/** Cards of the stories with these ids (continue reading), in that order. */
+export function storyCards(db: Db, ids: readonly string[]): StoryCard[] {
+  return loadStoryCards(db, ids);
+}
+
+/** The library's filters as a page's query names them: ids for author and series, a name for the tag. */
+export interface StoryFilterQuery {
+  author?: string;
+  series?: string;
+  tag?: string;
+  minRating?: number;
+}
+
+/** The filter the query asks for, with the names to show; an unknown author, series or tag is one 400 naming each field. */
+export function resolveStoryFilter(
+  db: Db,
+  query: StoryFilterQuery,
+): { filter: StoryFilter; authorName?: string; seriesName?: string; tagName?: string } {
+  const details: ErrorDetails = {};
+  const author = query.author === undefined ? undefined : findAuthorById(db, query.author);
+  if (query.author !== undefined && author === undefined) details.author = 'no author has this id';
+  const found = query.series === undefined ? undefined : findSeriesById(db, query.series);
+  if (query.series !== undefined && found === undefined) details.series = 'no series has this id';
+  const tag = query.tag === undefined ? undefined : findTagByName(db, query.tag);
+  if (query.tag !== undefined && tag === undefined) details.tag = 'no tag has this name';
+  if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+  return {
+    filter: { authorId: author?.id, seriesId: found?.id, tagId: tag?.id, minRating: query.minRating },
+    authorName: author?.name,
+    seriesName: found?.name,
+    tagName: tag?.name,
+  };
+}
+
+/** A tag's stories as cards, the tag found by its fold; 404 when unknown. Returns the tag's stored name. */
+export function tagStoryCardPage(db: Db, tagName: string, query: StoryListQuery): StoryCardPage & { name: string } {
+  const tag = findTagByName(db, tagName);
+  if (tag === undefined) throw new NotFound(`Tag not found with name: ${tagName.trim()}`);
+  return { ...storyCardPage(db, { tagId: tag.id }, query), name: tag.name };
 }

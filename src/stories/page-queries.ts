@@ -17,7 +17,7 @@
  * authors/series are walked in name order with their trigger-maintained `story_count` to find
  * which of them the page falls in, and only those few groups' stories are read, by id.
  */
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/open.js';
 import { authors, series, stories, storyTags } from '../db/schema.js';
@@ -286,4 +286,54 @@ const seriesIds = defineStatements((db: Db) =>
 /** A series' stories: volume ascending with unnumbered ones last, then createdAt, then id. */
 export function seriesStoryIds(db: Db, seriesId: string): string[] {
   return seriesIds(db).all({ seriesId }).map((row) => row.id);
+}
+
+/**
+ * The library's combined filters (docs/decisions.md, "Browse pages"): every one given must hold.
+ * A single author or tag alone is a {@link StoryScope} and pages down its index like the API;
+ * these combinations start from the narrowest index (author, series or tag id, or the rating
+ * index for a minimum rating) and sort what they find.
+ */
+export interface StoryFilter {
+  authorId?: string;
+  seriesId?: string;
+  tagId?: string;
+  minRating?: number;
+}
+
+function filterConditions(filter: StoryFilter): SQL | undefined {
+  return and(
+    filter.authorId === undefined ? undefined : eq(stories.authorId, filter.authorId),
+    filter.seriesId === undefined ? undefined : eq(stories.seriesId, filter.seriesId),
+    filter.tagId === undefined ? undefined : sql`${stories.id} IN (SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${filter.tagId})`,
+    filter.minRating === undefined ? undefined : gte(stories.rating, filter.minRating),
+  );
+}
+
+/** How many stories pass the filter. */
+export function countFilteredStories(db: Db, filter: StoryFilter): number {
+  return db.select({ total: count() }).from(stories).where(filterConditions(filter)).get()?.total ?? 0;
+}
+
+/** One window of the filtered stories in the requested order, nulls last, ties by id. */
+export function filteredStoryIds(
+  db: Db,
+  filter: StoryFilter,
+  sortBy: StorySortKey,
+  direction: SortDirection,
+  window: { limit: number; offset: number },
+): string[] {
+  const spec = SORTS[sortBy];
+  const by = direction === 'asc' ? asc : desc;
+  let query = db.select({ id: stories.id }).from(stories).$dynamic();
+  if (spec.join === 'authors') query = query.leftJoin(authors, eq(authors.id, stories.authorId));
+  else if (spec.join === 'series') query = query.leftJoin(series, eq(series.id, stories.seriesId));
+  const order = spec.nullWhen === undefined ? [by(spec.key), by(stories.id)] : [asc(isNull(spec.nullWhen)), by(spec.key), by(stories.id)];
+  return query
+    .where(filterConditions(filter))
+    .orderBy(...order)
+    .limit(window.limit)
+    .offset(window.offset)
+    .all()
+    .map((row) => row.id);
 }

@@ -50,3 +50,43 @@ export function presentProgress(storyId: string, row: ReadingProgressRow | undef
   if (row === undefined) return { storyId, progress: 0, position: null, updatedAt: null };
   return { storyId, progress: row.progress, position: row.position, updatedAt: row.updatedAt };
 }
+
+/**
+ * A story as a list card shows it: what {@link STORY_JSON_SQL} has minus the texts (summary,
+ * description, contentHtml, contentPlain, sourceUrl), so a 20-card page reads a few KB instead of
+ * ~0.6 MB of story bodies. Tags are `{ name }` only, sorted as the DTO sorts them.
+ */
+export const STORY_CARD_JSON_SQL = `json_object(
+  'id', s.id,
+  'title', s.title,
+  'coverPath', s.cover_path,
+  'wordCount', s.word_count,
+  'rating', s.rating,
+  'volume', s.volume,
+  'authorId', s.author_id,
+  'authorName', a.name,
+  'seriesId', s.series_id,
+  'seriesName', se.name,
+  'tags', json((
+    SELECT json_group_array(t.name ORDER BY t.name, t.id)
+    FROM story_tags st JOIN tags t ON t.id = st.tag_id
+    WHERE st.story_id = s.id
+  )),
+  'createdAt', s.created_at
+)`;
+
+/** A story card: {@link STORY_CARD_JSON_SQL} parsed. */
+export interface StoryCard {
+  id: string;
+  title: string;
+  coverPath: string | null;
+  wordCount: number;
+  rating: number | null;
+  volume: number | null;
+  authorId: string | null;
+  authorName: string | null;
+  seriesId: string | null;
+  seriesName: string | null;
+  tags: string[];
+  createdAt: string;
+}

@@ -2,7 +2,7 @@
  * Queries for reading progress (docs/decisions.md, "Reading progress"): one row per started
  * story in `reading_progress`, read by story id and, for continue-reading, by `updated_at`.
  */
-import { and, desc, eq, gt, lt, max, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt, max, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../db/open.js';
 import { readingProgress, type ReadingProgressRow } from '../db/schema.js';
 import { defineStatements } from '../db/statements.js';
@@ -64,4 +64,15 @@ export function startedStoryIds(db: Db, limit: number): string[] {
   return startedIds(db)
     .all({ limit })
     .map((row) => row.storyId);
+}
+
+/** The saved progress of each of these stories that has one, by story id: one statement for the lot. */
+export function findProgressOf(db: Db, storyIds: readonly string[]): Map<string, number> {
+  if (storyIds.length === 0) return new Map();
+  const rows = db
+    .select({ storyId: readingProgress.storyId, progress: readingProgress.progress })
+    .from(readingProgress)
+    .where(inArray(readingProgress.storyId, [...storyIds]))
+    .all();
+  return new Map(rows.map((row) => [row.storyId, row.progress]));
 }

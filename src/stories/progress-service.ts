@@ -10,7 +10,9 @@ import type { JsonBytes } from '../lib/json-bytes.js';
 import type { ReadingProgressBody, ReadingProgressDto } from '../schemas/reading-progress.js';
 import type { StoryDto } from '../schemas/story.js';
 import { presentProgress } from './present.js';
-import { findProgress, latestProgressStamp, saveProgressRow, startedStoryIds } from './progress-repository.js';
+import { findProgress, findProgressOf, latestProgressStamp, saveProgressRow, startedStoryIds } from './progress-repository.js';
+import { storyCards } from './list-service.js';
+import type { StoryCard } from './present.js';
 import { findStoryStamp } from './repository.js';
 import { presentStories, storyNotFound } from './service.js';
 
@@ -51,4 +53,14 @@ export function continueReadingJson(db: Db, limit: number): JsonBytes {
 /** {@link continueReadingJson} as `StoryDto` objects, for a server-rendered page. */
 export function continueReading(db: Db, limit: number): StoryDto[] {
   return JSON.parse(continueReadingJson(db, limit).toString('utf8')) as StoryDto[];
+}
+
+/**
+ * The continue-reading list for a page: the stories' cards and each one's progress (0 to 1), two
+ * statements whatever the count (docs/decisions.md, "Reading progress").
+ */
+export function continueReadingCards(db: Db, limit: number): Array<{ card: StoryCard; progress: number }> {
+  const ids = startedStoryIds(db, limit);
+  const progress = findProgressOf(db, ids);
+  return storyCards(db, ids).map((card) => ({ card, progress: progress.get(card.id) ?? 0 }));
 }

@@ -9,7 +9,7 @@ import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../db/open.js';
 import { stories, storyTags } from '../db/schema.js';
 import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
-import { STORY_JSON_JOINS, STORY_JSON_SQL } from './present.js';
+import { STORY_CARD_JSON_SQL, STORY_JSON_JOINS, STORY_JSON_SQL, type StoryCard } from './present.js';
 import { defineStatements } from '../db/statements.js';
 
 export type NewStory = typeof stories.$inferInsert;
@@ -35,6 +35,21 @@ const storiesJsonArray = defineStatements((db: Db) =>
 export function loadStoriesJsonArray(db: Db, ids: readonly string[], before = '', after = ''): { json: JsonBytes; count: number } {
   const [count, json] = storiesJsonArray(db).get({ before, ids: JSON.stringify(ids), after }) as [number, Buffer];
   return { json: asJsonBytes(json), count };
+}
+
+const storyCardsArray = defineStatements((db: Db) =>
+  db.$client
+    .prepare<[string], string>(
+      `SELECT json_group_array(json(${STORY_CARD_JSON_SQL}) ORDER BY wanted.key)
+       FROM json_each(?) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}`,
+    )
+    .pluck(),
+);
+
+/** The cards of the stories with these ids, in the order of `ids` (missing ids skipped): one statement. */
+export function loadStoryCards(db: Db, ids: readonly string[]): StoryCard[] {
+  if (ids.length === 0) return [];
+  return JSON.parse(storyCardsArray(db).get(JSON.stringify(ids)) ?? '[]') as StoryCard[];
 }
 
 const storyJsonById = defineStatements((db: Db) =>

@@ -14,6 +14,8 @@ import { themeRoutes } from './theme/routes.js';
 import { homeRoutes } from './home/routes.js';
 import { searchPageRoutes } from './search/routes.js';
 
+import { libraryRoutes } from './library/routes.js';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A page anyone may open without logging in (the login page, the assets, the theme form). */
@@ -75,4 +77,6 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(themeRoutes);
   await app.register(homeRoutes);
   await app.register(searchPageRoutes);
+
+  await app.register(libraryRoutes);
 };

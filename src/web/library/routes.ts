@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { getAuthor } from '../../authors/service.js';
+import { getSeries } from '../../series/service.js';
+import { IdParams, PageQuery, Rating, Uuid, sortedPageQuery } from '../../schemas/common.js';
+import { STORY_SORT_KEYS } from '../../schemas/story.js';
+import { countStories } from '../../stories/page-queries.js';
+import { resolveStoryFilter, seriesStoryCards, storyCardPage, tagStoryCardPage } from '../../stories/list-service.js';
+import { render, template } from '../render.js';
+import { authorView, libraryView, seriesView, tagView, type AuthorView, type LibraryView, type SeriesView, type TagView } from './view.js';
+
+const LIBRARY = template<LibraryView>('library/library');
+const AUTHOR = template<AuthorView>('library/author');
+const SERIES = template<SeriesView>('library/series');
+const TAG = template<TagView>('library/tag');
+
+/** The API's story list query (docs/api.md, "Sorting") plus the page's layout and filters. */
+const LibraryQuery = sortedPageQuery(STORY_SORT_KEYS, {
+  view: Type.Optional(Type.Union([Type.Literal('grid'), Type.Literal('list')])),
+  author: Type.Optional(Uuid),
+  series: Type.Optional(Uuid),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  minRating: Type.Optional(Rating),
+});
+
+/**
+ * The browse pages (docs/decisions.md, "Browse pages"): `/library`, `/authors/{id}`,
+ * `/series/{id}`, `/tags/{name}`. Each calls the story list services the API calls, as cards.
+ */
+export const libraryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // A GET form sends the fields left blank as `name=`: they mean "no filter", not a bad value.
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    for (const [name, value] of Object.entries(query)) if (value === '') delete query[name];
+  });
+
+  app.get('/library', { schema: { querystring: LibraryQuery } }, async (request, reply) => {
+    const query = request.query;
+    const resolved = resolveStoryFilter(app.db, query);
+    const { cards, total } = storyCardPage(app.db, resolved.filter, query);
+    const emptyLibrary = total === 0 && countStories(app.db, { kind: 'all' }) === 0;
+    return render(reply, LIBRARY, libraryView(query, cards, total, resolved, emptyLibrary));
+  });
+
+  app.get('/authors/:id', { schema: { params: IdParams, querystring: PageQuery } }, async (request, reply) => {
+    const author = getAuthor(app.db, request.params.id);
+    const { cards } = storyCardPage(app.db, { authorId: author.id }, { ...request.query, sortBy: 'createdAt' });
+    return render(reply, AUTHOR, authorView(author, cards, request.query.page, request.query.size));
+  });
+
+  app.get('/series/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const found = getSeries(app.db, request.params.id);
+    return render(reply, SERIES, seriesView(found, seriesStoryCards(app.db, found.id)));
+  });
+
+  app.get('/tags/:name', { schema: { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) }), querystring: PageQuery } }, async (request, reply) => {
+    const { page, size } = request.query;
+    const { cards, total, name } = tagStoryCardPage(app.db, request.params.name, { page, size });
+    return render(reply, TAG, tagView(name, cards, total, page, size));
+  });
+};

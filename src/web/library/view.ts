@@ -1,0 +1,258 @@
+/**
+ * The view models of the browse pages (docs/decisions.md, "Browse pages"): story cards, the
+ * library's controls and the paging links. Every URL a template prints is built here, with each
+ * filter kept in it and names percent-encoded.
+ */
+import type { AuthorDto } from '../../schemas/author.js';
+import type { SeriesDto } from '../../schemas/series.js';
+import { STORY_SORT_KEYS, type StorySortKey } from '../../schemas/story.js';
+import type { StoryCard } from '../../stories/present.js';
+import { thumbnailUrl } from '../../images/thumbnails.js';
+import { safeLink, tagHref, type SafeLink } from '../layout/links.js';
+import type { PageModel } from '../render.js';
+
+export interface Link {
+  href: string;
+  text: string;
+}
+
+export interface Cover {
+  src: string;
+  srcset: string;
+}
+
+export interface CardView {
+  href: string;
+  title: string;
+  author: Link | undefined;
+  series: Link | undefined;
+  tags: Link[];
+  cover: Cover | undefined;
+  /** "4/5", or '' when unrated. */
+  rating: string;
+  /** "12,345 words". */
+  words: string;
+  /** The reading progress in whole percent (continue reading only). */
+  percent: number | undefined;
+}
+
+function coverOf(path: string | null): Cover | undefined {
+  if (path === null) return undefined;
+  return { src: thumbnailUrl(path, 160), srcset: `${thumbnailUrl(path, 160)} 1x, ${thumbnailUrl(path, 320)} 2x` };
+}
+
+const NUMBER = new Intl.NumberFormat('en');
+
+export function cardView(card: StoryCard, progress?: number): CardView {
+  const volume = card.volume === null ? '' : ` #${card.volume}`;
+  return {
+    href: `/stories/${card.id}`,
+    title: card.title,
+    author: card.authorId === null ? undefined : { href: `/authors/${card.authorId}`, text: card.authorName ?? '' },
+    series: card.seriesId === null ? undefined : { href: `/series/${card.seriesId}`, text: `${card.seriesName ?? ''}${volume}` },
+    tags: card.tags.map((name) => ({ href: tagHref(name), text: name })),
+    cover: coverOf(card.coverPath),
+    rating: card.rating === null ? '' : `${card.rating}/5`,
+    words: `${NUMBER.format(card.wordCount)} ${card.wordCount === 1 ? 'word' : 'words'}`,
+    percent: progress === undefined ? undefined : Math.round(progress * 100),
+  };
+}
+
+/** A page of results: where it starts and ends, and links to the pages around it. */
+export interface PagerView {
+  /** "21–40 of 345", or '' when there is nothing. */
+  summary: string;
+  prev: string | undefined;
+  next: string | undefined;
+  /** Page links, `href` undefined for the current page; `gap` marks an ellipsis before it. */
+  pages: Array<{ label: string; href: string | undefined; gap: boolean }>;
+}
+
+/** How many page numbers either side of the current one are linked. */
+const PAGE_SPAN = 2;
+
+/** Paging links for 0-based `page` of `size` over `total`; `hrefOf(n)` builds page n's URL (with every filter). */
+export function pagerView(page: number, size: number, total: number, hrefOf: (page: number) => string): PagerView {
+  const last = Math.max(0, Math.ceil(total / size) - 1);
+  const shown = new Set([0, last]);
+  for (let n = page - PAGE_SPAN; n <= page + PAGE_SPAN; n += 1) if (n >= 0 && n <= last) shown.add(n);
+  const numbers = [...shown].sort((a, b) => a - b);
+  const first = page * size + 1;
+  return {
+    summary: total === 0 || first > total ? '' : `${NUMBER.format(first)}–${NUMBER.format(Math.min(total, first + size - 1))} of ${NUMBER.format(total)}`,
+    prev: page > 0 ? hrefOf(Math.min(page - 1, last)) : undefined,
+    next: page < last ? hrefOf(page + 1) : undefined,
+    pages:
+      last === 0
+        ? []
+        : numbers.map((n, index) => ({ label: String(n + 1), href: n === page ? undefined : hrefOf(n), gap: index > 0 && n - (numbers[index - 1] ?? n) > 1 })),
+  };
+}
+
+/** A URL of `path` with these query values, empty and undefined ones left out. */
+export function urlWith(path: string, params: Record<string, string | number | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(name, String(value));
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+export const SORT_LABELS: Record<StorySortKey, string> = {
+  createdAt: 'Date added',
+  updatedAt: 'Last updated',
+  title: 'Title',
+  rating: 'Rating',
+  wordCount: 'Length',
+  authorName: 'Author',
+  seriesName: 'Series',
+  volume: 'Volume',
+};
+
+export type LibraryLayout = 'grid' | 'list';
+
+/** The library's query after validation (the API's list query plus the page's own fields). */
+export interface LibraryQuery {
+  page: number;
+  size: number;
+  sortBy?: StorySortKey;
+  sortDir?: string;
+  view?: LibraryLayout;
+  author?: string;
+  series?: string;
+  tag?: string;
+  minRating?: number;
+}
+
+export interface Option {
+  value: string;
+  label: string;
+  selected: boolean;
+}
+
+export interface LibraryView extends PageModel {
+  cards: CardView[];
+  display: LibraryLayout;
+  sortOptions: Option[];
+  dirOptions: Option[];
+  ratingOptions: Option[];
+  /** The tag filter's text. */
+  tag: string;
+  /** Filters set by id (author, series): shown with a link that drops them, kept in the form as hidden fields. */
+  chips: Array<{ label: string; name: string; value: string; removeHref: string }>;
+  /** The same list in the other layout. */
+  gridHref: string;
+  listHref: string;
+  pager: PagerView;
+  /** Whether any filter is set (the empty state differs). */
+  filtered: boolean;
+  /** Whether the library has no story at all. */
+  emptyLibrary: boolean;
+}
+
+export function libraryView(
+  query: LibraryQuery,
+  cards: StoryCard[],
+  total: number,
+  names: { authorName?: string; seriesName?: string },
+  emptyLibrary: boolean,
+): LibraryView {
+  const sortBy = query.sortBy ?? 'createdAt';
+  const sortDir = (query.sortDir ?? 'desc').toLowerCase() === 'asc' ? 'asc' : 'desc';
+  const display = query.view ?? 'grid';
+  const kept = {
+    view: query.view,
+    sortBy: query.sortBy,
+    sortDir: query.sortDir === undefined ? undefined : sortDir,
+    tag: query.tag,
+    author: query.author,
+    series: query.series,
+    minRating: query.minRating,
+    size: query.size === 20 ? undefined : query.size,
+  };
+  const chips: LibraryView['chips'] = [];
+  if (query.author !== undefined) chips.push({ label: `Author: ${names.authorName ?? ''}`, name: 'author', value: query.author, removeHref: urlWith('/library', { ...kept, author: undefined }) });
+  if (query.series !== undefined) chips.push({ label: `Series: ${names.seriesName ?? ''}`, name: 'series', value: query.series, removeHref: urlWith('/library', { ...kept, series: undefined }) });
+  return {
+    title: 'Library',
+    cards: cards.map((card) => cardView(card)),
+    display,
+    sortOptions: STORY_SORT_KEYS.map((key) => ({ value: key, label: SORT_LABELS[key], selected: key === sortBy })),
+    dirOptions: [
+      { value: 'desc', label: 'Descending', selected: sortDir === 'desc' },
+      { value: 'asc', label: 'Ascending', selected: sortDir === 'asc' },
+    ],
+    ratingOptions: [
+      { value: '', label: 'Any rating', selected: query.minRating === undefined },
+      ...[5, 4, 3, 2, 1].map((n) => ({ value: String(n), label: n === 5 ? '5 stars' : `${n}+ stars`, selected: query.minRating === n })),
+    ],
+    tag: query.tag ?? '',
+    chips,
+    gridHref: urlWith('/library', { ...kept, view: undefined, page: query.page || undefined }),
+    listHref: urlWith('/library', { ...kept, view: 'list', page: query.page || undefined }),
+    pager: pagerView(query.page, query.size, total, (page) => urlWith('/library', { ...kept, page: page || undefined })),
+    filtered: query.author !== undefined || query.series !== undefined || query.tag !== undefined || query.minRating !== undefined,
+    emptyLibrary,
+  };
+}
+
+/** A paged list of one author's or one tag's stories. */
+export interface StoriesPart {
+  cards: CardView[];
+  pager: PagerView;
+}
+
+export interface AuthorView extends PageModel, StoriesPart {
+  avatar: Cover | undefined;
+  rating: string;
+  averageRating: string;
+  /** The notes' paragraphs' lines (escaped by the template, line breaks kept as <br>). */
+  notes: string[];
+  links: SafeLink[];
+  storyCount: string;
+  libraryHref: string;
+}
+
+export function authorView(author: AuthorDto, cards: StoryCard[], page: number, size: number): AuthorView {
+  return {
+    title: author.name,
+    avatar: coverOf(author.avatarImagePath),
+    rating: author.authorRating === null ? '' : `${author.authorRating}/5`,
+    averageRating: author.averageStoryRating === null ? '' : `${author.averageStoryRating.toFixed(1)}/5`,
+    notes: author.notes === null || author.notes.trim() === '' ? [] : author.notes.split(/\r\n|\r|\n/),
+    links: author.urls.map(safeLink),
+    storyCount: `${NUMBER.format(author.storyCount)} ${author.storyCount === 1 ? 'story' : 'stories'}`,
+    libraryHref: urlWith('/library', { author: author.id }),
+    cards: cards.map((card) => cardView(card)),
+    pager: pagerView(page, size, author.storyCount, (n) => urlWith(`/authors/${author.id}`, { page: n || undefined })),
+  };
+}
+
+export interface SeriesView extends PageModel {
+  description: string;
+  cards: CardView[];
+  storyCount: string;
+  libraryHref: string;
+}
+
+export function seriesView(found: SeriesDto, cards: StoryCard[]): SeriesView {
+  return {
+    title: found.name,
+    description: found.description ?? '',
+    cards: cards.map((card) => cardView(card)),
+    storyCount: `${NUMBER.format(cards.length)} ${cards.length === 1 ? 'story' : 'stories'}`,
+    libraryHref: urlWith('/library', { series: found.id, sortBy: 'volume', sortDir: 'asc' }),
+  };
+}
+
+export interface TagView extends PageModel, StoriesPart {
+  libraryHref: string;
+}
+
+export function tagView(name: string, cards: StoryCard[], total: number, page: number, size: number): TagView {
+  return {
+    title: `Tag: ${name}`,
+    libraryHref: urlWith('/library', { tag: name }),
+    cards: cards.map((card) => cardView(card)),
+    pager: pagerView(page, size, total, (n) => urlWith(tagHref(name), { page: n || undefined })),
+  };
+}

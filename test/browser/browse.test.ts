@@ -1,0 +1,79 @@
+import t from 'tap';
+import { buildTestApp } from '../helpers/app.js';
+import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
+import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
+
+// One browser for the whole file.
+const browser = await launchBrowser(t);
+
+t.test('the browse pages: axe in every theme, 320 px, the library form and paging without JavaScript', async (t) => {
+  const ctx = await buildTestApp(t);
+  const ids: Array<{ id: string; authorId: string; seriesId: string }> = [];
+  for (let i = 0; i < 25; i += 1) {
+    const res = await ctx.post('/api/stories', {
+      title: `Story ${String(i).padStart(2, '0')} with a rather long title to wrap`,
+      authorName: `Author ${i % 3}`,
+      seriesName: 'Saga',
+      volume: i + 1,
+      tagNames: ['fantasy', 'a/b ?&#%'],
+      rating: 1 + (i % 5),
+    });
+    ids.push(res.json() as { id: string; authorId: string; seriesId: string });
+  }
+  await ctx.put(`/api/stories/${ids[0]!.id}/progress`, { progress: 0.3, position: null });
+  const origin = await serveOnLan(ctx.app);
+  const { hostname } = new URL(origin);
+  const { page, problems } = await watchedPage(t, browser, origin);
+  await page.setCookie({ name: 'token', value: ctx.token, domain: hostname, path: '/' });
+  // axe is injected as an inline script, which the page CSP (rightly) refuses.
+  await page.setBypassCSP(true);
+
+  const pages = ['/', '/library', '/library?view=list', `/authors/${ids[0]!.authorId}`, `/series/${ids[0]!.seriesId}`, `/tags/${encodeURIComponent('a/b ?&#%')}`];
+  for (const path of pages) {
+    await inEveryTheme(
+      page,
+      origin,
+      async () => {
+        await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+      },
+      (label) => expectNoAxeViolations(t, page, `${path} (${label})`),
+    );
+    await page.setViewport({ width: 320, height: 800 });
+    await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    t.equal(overflow, 0, `${path}: no horizontal scroll at 320 px`);
+    await page.setViewport({ width: 1024, height: 800 });
+  }
+  t.same(problems, [], 'no CSP block, failed request or script error');
+
+  // Without JavaScript: the GET form and the paging links are plain navigation.
+  const context = await browser.createBrowserContext();
+  t.teardown(() => context.close());
+  const noJs = await context.newPage();
+  await noJs.setJavaScriptEnabled(false);
+  await noJs.setCookie({ name: 'token', value: ctx.token, domain: hostname, path: '/' });
+  await noJs.goto(`${origin}/library`, { waitUntil: 'load' });
+  await noJs.select('#library-sort', 'title');
+  await noJs.select('#library-dir', 'asc');
+  await noJs.select('#library-rating', '3');
+  await Promise.all([noJs.waitForNavigation(), noJs.click('.library-controls button[type="submit"]')]);
+  const url = new URL(noJs.url());
+  t.equal(url.searchParams.get('sortBy'), 'title');
+  t.equal(url.searchParams.get('minRating'), '3');
+  const first = (await noJs.$$eval('.card-title a', (links) => links.map((a) => a.textContent))) as string[];
+  t.equal(first.length, 15, 'ratings 3, 4 and 5: 15 of the 25 stories');
+  t.match(first[0], /^Story 02/);
+  t.equal(await noJs.$('a[rel="next"]'), null, 'one page of 15 at size 20');
+  await noJs.goto(`${origin}${url.pathname}${url.search}&size=10`, { waitUntil: 'load' });
+  await Promise.all([noJs.waitForNavigation(), noJs.click('a[rel="next"]')]);
+  const next = new URL(noJs.url());
+  t.equal(next.searchParams.get('page'), '1');
+  t.equal(next.searchParams.get('minRating'), '3', 'the filter survives paging');
+  t.equal((await noJs.$$('.card-title a')).length, 5);
+
+  // Keyboard: the layout toggle is reachable and works (with JavaScript, through htmx).
+  await page.goto(`${origin}/library`, { waitUntil: 'load' });
+  await page.focus('.view-toggle a:last-child');
+  await Promise.all([page.waitForSelector('table.story-table'), page.keyboard.press('Enter')]);
+  t.ok(await page.$('table.story-table'), 'Enter on "List" shows the table');
+});
