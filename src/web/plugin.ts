@@ -13,7 +13,6 @@ import { loginRoutes, loginPath } from './login/routes.js';
 import { themeRoutes } from './theme/routes.js';
 import { homeRoutes } from './home/routes.js';
 import { searchPageRoutes } from './search/routes.js';
-
 import { libraryRoutes } from './library/routes.js';
 
 declare module 'fastify' {
@@ -77,6 +76,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(themeRoutes);
   await app.register(homeRoutes);
   await app.register(searchPageRoutes);
-
   await app.register(libraryRoutes);
 };
