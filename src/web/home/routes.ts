@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { render, template } from '../render.js';
 import { homeView, type HomeView } from './view.js';
 
-const HOME_TEMPLATE = template<HomeView>('home/home');
+export const HOME_TEMPLATE = template<HomeView>('home/home');
 
 /** `GET /`: the home page. */
 export const homeRoutes: FastifyPluginAsync = async (app) => {
