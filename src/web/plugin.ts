@@ -20,7 +20,7 @@ declare module 'fastify' {
   }
 }
 
-/** The one form body a page accepts; 8 KiB holds any login (docs/decisions.md, "Authentication hardening"). */
+/** The largest form body a page accepts (login, logout and theme take 8 KiB, docs/decisions.md, "Web interface"). */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
