@@ -27,12 +27,18 @@ export const PAGE_CSP = helmetHeaders({
 })['content-security-policy']!;
 
 /**
- * The pages' headers over the app's (src/app.ts): the page CSP, and no Cross-Origin-Opener-Policy
+ * The pages' headers over the app's (src/app.ts): the page CSP, `Referrer-Policy: same-origin`, and no Cross-Origin-Opener-Policy
  * on plain HTTP, where Chromium ignores it and logs an error on every page; behind an HTTPS proxy
  * it is kept. Set again by `render`, for the pages of requests refused before this scope's hooks.
  */
 export function setPageHeaders(reply: FastifyReply): void {
   reply.header('content-security-policy', PAGE_CSP);
+  // `no-referrer` (the API's) makes Chromium send `Origin: null` with a page's own form posts,
+  // which the cross-site check rightly refuses; `same-origin` still tells other sites nothing.
+  reply.header('referrer-policy', 'same-origin');
+  // Chromium warns on every navigation that it cannot honour Origin-Agent-Cluster for an origin
+  // it already keyed by site; it decides that alone (origin-keyed by default) and the page needs neither.
+  reply.removeHeader('origin-agent-cluster');
   if (reply.request.protocol !== 'https') reply.removeHeader('cross-origin-opener-policy');
 }
 

@@ -2,12 +2,12 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
-import { Eta } from 'eta';
 import { answerFor, NotFound } from '../errors.js';
 import { requestToken } from '../auth/request-token.js';
 import { AssetManifest, IMMUTABLE } from './assets.js';
 import { WEB_SOURCE } from './paths.js';
 import { setPageHeaders } from './headers.js';
+import { createEta } from './render.js';
 import { renderErrorPage } from './errors/routes.js';
 import { loginRoutes, loginPath } from './login/routes.js';
 import { themeRoutes } from './theme/routes.js';
@@ -22,7 +22,7 @@ declare module 'fastify' {
   }
 }
 
-/** The one form body a page accepts; 8 KiB holds any login (docs/decisions.md, "Authentication hardening"). */
+/** The largest form body a page accepts (login, logout and theme take 8 KiB, docs/decisions.md, "Web interface"). */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
@@ -31,13 +31,16 @@ export const FORM_BODY_LIMIT = 64 * 1024;
  * login redirect, and errors and unknown paths rendered as HTML pages (docs/web.md).
  */
 export const webPlugin: FastifyPluginAsync = async (app) => {
+  // The OpenAPI document describes the JSON API only.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   const assets = new AssetManifest();
   app.decorate('webAssets', assets);
 
   await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
   await app.register(fastifyView, {
-    // Eta escapes every `<%= %>`; templates are read from src/web/ (cached unless NODE_ENV=development).
-    engine: { eta: new Eta({ autoEscape: true, cache: process.env.NODE_ENV !== 'development', views: WEB_SOURCE }) },
+    engine: { eta: createEta() },
     root: WEB_SOURCE,
     production: process.env.NODE_ENV !== 'development',
   });

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { Eta } from 'eta';
+import { WEB_SOURCE } from './paths.js';
 import { layoutModel, type LayoutModel } from './layout/view.js';
 import type { AssetManifest } from './assets.js';
 import { setPageHeaders } from './headers.js';
@@ -46,4 +48,17 @@ export async function render<M extends PageModel>(reply: FastifyReply, name: Tem
   const html = await reply.viewAsync(name, data);
   setPageHeaders(reply);
   return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/**
+ * The template engine of the pages: escapes every `<%= %>`, reads templates from src/web/ and
+ * caches them unless NODE_ENV=development (then an edited template shows on the next request).
+ */
+export function createEta(): Eta {
+  return new Eta({ autoEscape: true, cache: process.env.NODE_ENV !== 'development', views: WEB_SOURCE });
+}
+
+/** Renders a template outside a request (tests render every template with a full and an empty model). */
+export function renderTemplate<M extends PageModel>(eta: Eta, name: Template<M>, data: TemplateData<M>): string {
+  return eta.render(name, data);
 }

@@ -1,6 +1,6 @@
 /**
  * Helpers for tests of the pages (docs/web.md, "Testing"): an app with a logged-in cookie, form
- * posts, and a small HTML query API over htmlparser2 (tag, #id, .class, [attr], [attr="value"],
+ * posts, and a small HTML query API over htmlparser2 (tag, #id, .class, [attr], [attr="v"], [attr^="v"], [attr*="v"],
  * descendant and `>` child combinators, comma lists).
  */
 import type { Test } from 'tap';
@@ -58,20 +58,21 @@ interface Compound {
   tag?: string;
   id?: string;
   classes: string[];
-  attrs: Array<{ name: string; value?: string }>;
+  attrs: Array<{ name: string; op: '=' | '^=' | '*=' | undefined; value?: string }>;
 }
 
 type Step = { compound: Compound; combinator: ' ' | '>' };
 
 function parseCompound(text: string): Compound {
   const compound: Compound = { classes: [], attrs: [] };
-  const pattern = /([a-zA-Z][\w-]*)|#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([^\]]*)))?\]|(\S)/g;
+  const pattern = /([a-zA-Z][\w-]*)|#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:([\^*]?=)(?:"([^"]*)"|'([^']*)'|([^\]]*)))?\]|(\S)/g;
   for (const match of text.matchAll(pattern)) {
     if (match[1] !== undefined) compound.tag = match[1].toLowerCase();
     else if (match[2] !== undefined) compound.id = match[2];
     else if (match[3] !== undefined) compound.classes.push(match[3]);
-    else if (match[4] !== undefined) compound.attrs.push({ name: match[4], value: match[5] ?? match[6] ?? match[7] });
-    else throw new Error(`unsupported selector syntax at "${match[8]}" in "${text}"`);
+    else if (match[4] !== undefined) {
+      compound.attrs.push({ name: match[4], op: match[5] as '=' | '^=' | '*=' | undefined, value: match[6] ?? match[7] ?? match[8] });
+    } else throw new Error(`unsupported selector syntax at "${match[9]}" in "${text}"`);
   }
   return compound;
 }
@@ -96,9 +97,10 @@ function matches(element: Element, compound: Compound): boolean {
   if (compound.id !== undefined && getAttributeValue(element, 'id') !== compound.id) return false;
   const classes = (getAttributeValue(element, 'class') ?? '').split(/\s+/);
   if (!compound.classes.every((name) => classes.includes(name))) return false;
-  return compound.attrs.every(({ name, value }) => {
+  return compound.attrs.every(({ name, op, value }) => {
     const actual = getAttributeValue(element, name);
-    return value === undefined ? actual !== undefined : actual === value;
+    if (actual === undefined || op === undefined || value === undefined) return actual !== undefined;
+    return op === '=' ? actual === value : op === '^=' ? actual.startsWith(value) : actual.includes(value);
   });
 }
 

@@ -16,9 +16,12 @@ function enhance(form: HTMLFormElement): void {
     for (const button of form.querySelectorAll<HTMLButtonElement>('button[name="theme"]')) {
       button.setAttribute('aria-pressed', String(button.value === theme));
     }
-    const body = new URLSearchParams({ theme, back: '/' });
-    // A failed save leaves the page themed until the next load: nothing to tell the reader.
-    void fetch(form.action, { method: 'POST', body, credentials: 'same-origin', redirect: 'manual' }).catch(() => undefined);
+    const body = new URLSearchParams({ theme });
+    // Answered 204 (HX-Request marks a script's request). A failed save leaves the page themed until the
+    // next load: nothing to tell the reader.
+    void fetch(form.action, { method: 'POST', body, credentials: 'same-origin', headers: { 'HX-Request': 'true' } })
+      .then((response) => response.text())
+      .catch(() => undefined);
   });
 }
 

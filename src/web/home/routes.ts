@@ -4,7 +4,7 @@ import { recentStoryCards, topRatedStoryCards } from '../../stories/list-service
 import { render, template } from '../render.js';
 import { homeView, type HomeView } from './view.js';
 
-const HOME_TEMPLATE = template<HomeView>('home/home');
+export const HOME_TEMPLATE = template<HomeView>('home/home');
 
 /** How many stories each home list shows. */
 const HOME_LIST = 6;

@@ -31,6 +31,8 @@ export interface LayoutModel {
   /** The search box's current text (the search page fills it). */
   searchQuery: string;
   css: string;
+  /** The site icon (else the browser asks for /favicon.ico on every page). */
+  icon: string;
   /** htmx, a classic deferred script. */
   htmx: string;
   /** The compiled browser modules (src/web/client), every one on every page. */
@@ -59,7 +61,8 @@ export function layoutModel(request: FastifyRequest, assets: AssetManifest, titl
   const cookie = request.cookies?.[THEME_COOKIE];
   const css = assets.url('app.css');
   const htmx = assets.url('htmx.js');
-  if (css === undefined || htmx === undefined) throw new Error('src/web/assets/app.css or htmx is missing');
+  const icon = assets.url('icon.svg');
+  if (css === undefined || htmx === undefined || icon === undefined) throw new Error('src/web/assets/app.css, icon.svg or htmx is missing');
   const modules = assets.clientModules().map((name) => assets.url(name)).filter((url): url is string => url !== undefined);
   return {
     documentTitle: title === '' ? 'Storyshelf' : `${title} · Storyshelf`,
@@ -69,6 +72,7 @@ export function layoutModel(request: FastifyRequest, assets: AssetManifest, titl
     here,
     searchQuery,
     css,
+    icon,
     htmx,
     modules,
     themes: THEMES,

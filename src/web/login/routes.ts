@@ -6,7 +6,7 @@ import { render, template } from '../render.js';
 import { safeNext } from './next.js';
 import { loginView, throttledSentence, type LoginView } from './view.js';
 
-const LOGIN_TEMPLATE = template<LoginView>('login/login');
+export const LOGIN_TEMPLATE = template<LoginView>('login/login');
 
 /** Where an unauthenticated request is sent: `/login`, with the page it asked for as `next` (a safe path, else `/`). */
 export function loginPath(next: string | undefined): string {

@@ -8,7 +8,7 @@ const THEME_COOKIE_SECONDS = 365 * 24 * 60 * 60;
 
 /**
  * `POST /theme` (fields `theme`, `back`): stores the theme in a cookie, so the server renders
- * `data-theme` with no flash, and returns to the page. A plain form: works with JavaScript off;
+ * `data-theme` with no flash, and returns to the page (303), or answers 204 to a script. A plain form: works with JavaScript off;
  * src/web/client/theme.ts only saves the reload.
  */
 export const themeRoutes: FastifyPluginAsync = async (app) => {
@@ -16,6 +16,9 @@ export const themeRoutes: FastifyPluginAsync = async (app) => {
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
     if (!isTheme(body.theme)) throw new BadRequest('Unknown theme', { theme: 'must be one of auto, light, dark, sepia' });
     reply.setCookie(THEME_COOKIE, body.theme, { path: '/', maxAge: THEME_COOKIE_SECONDS, sameSite: 'lax', httpOnly: false });
+    // A script's request (the client module, or htmx, says so with `HX-Request`) needs no page.
+    // Not Sec-Fetch-Mode: Chromium sends no Sec-Fetch-* headers to plain-HTTP LAN addresses.
+    if (request.headers['hx-request'] === 'true') return reply.code(204).send();
     return reply.redirect(safeNext(body.back), 303);
   });
 };
