@@ -17,6 +17,11 @@ export interface UploadOptions {
   fileField: string;
   /** When true (the upload endpoints), a request without that part is 400 `details[fileField]`. */
   required: boolean;
+  /**
+   * Where the text fields are collected (a fresh record when absent). A page form passes its own
+   * so that it still has what was typed when the upload fails, and can show the form again.
+   */
+  fields?: Record<string, string[]>;
 }
 
 export interface ReceivedUpload {
@@ -48,7 +53,7 @@ interface MultipartFieldPart {
  */
 export async function receiveUpload(request: FastifyRequest, store: ImageStore, options: UploadOptions): Promise<ReceivedUpload> {
   if (!request.isMultipart()) throw new UnsupportedType('A multipart/form-data body was expected');
-  const fields: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  const fields: Record<string, string[]> = options.fields ?? (Object.create(null) as Record<string, string[]>);
   let image: string | undefined;
   let failure: unknown;
   try {
@@ -65,9 +70,8 @@ export async function receiveUpload(request: FastifyRequest, store: ImageStore, 
         }
         continue;
       }
-      if (failure !== undefined) continue;
       if (part.valueTruncated) {
-        failure = new TooLarge('A form field is too long', { [part.fieldname]: 'is too long' });
+        failure ??= new TooLarge('A form field is too long', { [part.fieldname]: 'is too long' });
         continue;
       }
       // A part sent as application/json arrives parsed; keep every field as text for the caller.

@@ -12,6 +12,8 @@ import { renderErrorPage } from './errors/routes.js';
 import { loginRoutes, loginPath } from './login/routes.js';
 import { themeRoutes } from './theme/routes.js';
 import { homeRoutes } from './home/routes.js';
+import { editRoutes } from './edit/routes.js';
+import { manageTagsRoutes } from './manage-tags/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -73,4 +75,6 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(loginRoutes);
   await app.register(themeRoutes);
   await app.register(homeRoutes);
+  await app.register(editRoutes);
+  await app.register(manageTagsRoutes);
 };
