@@ -34,6 +34,7 @@ export interface ReceivedUpload {
 interface MultipartFilePart {
   type: 'file';
   fieldname: string;
+  filename: string;
   file: Readable & { truncated?: boolean };
 }
 
@@ -59,7 +60,8 @@ export async function receiveUpload(request: FastifyRequest, store: ImageStore, 
   try {
     for await (const part of request.parts() as AsyncIterable<MultipartFilePart | MultipartFieldPart>) {
       if (part.type === 'file') {
-        if (failure !== undefined || part.fieldname !== options.fileField || image !== undefined) {
+        // A browser sends an empty file input as a part with no file name and no bytes: no image.
+        if (failure !== undefined || part.fieldname !== options.fileField || image !== undefined || part.filename === '') {
           await drain(part.file);
           continue;
         }

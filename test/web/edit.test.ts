@@ -187,6 +187,12 @@ t.test('edit via the form: title change, cover added then removed; unknown ids 4
   t.ok(dto.coverPath);
   const page = parseHtml((await ctx.page(`/stories/${story.id}/edit`)).body);
   t.ok(page.one('input[name="removeCover"]'), 'a story with a cover offers to remove it');
+  const untouched = await postForm(ctx, `/stories/${story.id}/edit`, [
+    ...fields({ title: 'New', tags: 'keep, added', action: 'save' }),
+    { name: 'cover', data: Buffer.alloc(0), filename: '', contentType: 'application/octet-stream' },
+  ]);
+  t.equal(untouched.statusCode, 303, 'an empty file input (no file chosen) is no cover, not a bad image');
+  t.equal((await ctx.get(`/api/stories/${story.id}`)).json().coverPath, dto.coverPath, 'and keeps the cover');
   const removed = await postForm(ctx, `/stories/${story.id}/edit`, fields({ title: 'New', tags: 'keep', removeCover: '1', action: 'save' }));
   t.equal(removed.statusCode, 303);
   dto = (await ctx.get(`/api/stories/${story.id}`)).json();

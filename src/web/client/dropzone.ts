@@ -11,20 +11,20 @@ function enhanceDropzone(zone: HTMLElement): void {
   const hint = zone.querySelector<HTMLElement>('[data-dropzone-hint]');
   const preview = zone.querySelector<HTMLImageElement>('[data-dropzone-preview]');
   if (hint !== null) hint.hidden = false;
-  let shown: string | undefined;
+  // A data: URL, not URL.createObjectURL: the page CSP's img-src allows data: and not blob:.
   const show = (): void => {
     const file = input.files?.[0];
-    if (shown !== undefined) URL.revokeObjectURL(shown);
-    shown = undefined;
     if (preview === null) return;
-    if (file === undefined || !file.type.startsWith('image/')) {
-      preview.hidden = true;
-      preview.removeAttribute('src');
-      return;
-    }
-    shown = URL.createObjectURL(file);
-    preview.src = shown;
-    preview.hidden = false;
+    preview.hidden = true;
+    preview.removeAttribute('src');
+    if (file === undefined || !file.type.startsWith('image/') || file.size > 5 * 1024 * 1024) return;
+    const reader = new FileReader();
+    reader.addEventListener('load', () => {
+      if (input.files?.[0] !== file || typeof reader.result !== 'string') return;
+      preview.src = reader.result;
+      preview.hidden = false;
+    });
+    reader.readAsDataURL(file);
   };
   input.addEventListener('change', show);
   zone.addEventListener('dragover', (event) => {
