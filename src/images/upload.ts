@@ -17,6 +17,11 @@ export interface UploadOptions {
   fileField: string;
   /** When true (the upload endpoints), a request without that part is 400 `details[fileField]`. */
   required: boolean;
+  /**
+   * Where the text fields are collected (a fresh record when absent). A page form passes its own
+   * so that it still has what was typed when the upload fails, and can show the form again.
+   */
+  fields?: Record<string, string[]>;
 }
 
 export interface ReceivedUpload {
@@ -29,6 +34,7 @@ export interface ReceivedUpload {
 interface MultipartFilePart {
   type: 'file';
   fieldname: string;
+  filename: string;
   file: Readable & { truncated?: boolean };
 }
 
@@ -48,13 +54,14 @@ interface MultipartFieldPart {
  */
 export async function receiveUpload(request: FastifyRequest, store: ImageStore, options: UploadOptions): Promise<ReceivedUpload> {
   if (!request.isMultipart()) throw new UnsupportedType('A multipart/form-data body was expected');
-  const fields: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  const fields: Record<string, string[]> = options.fields ?? (Object.create(null) as Record<string, string[]>);
   let image: string | undefined;
   let failure: unknown;
   try {
     for await (const part of request.parts() as AsyncIterable<MultipartFilePart | MultipartFieldPart>) {
       if (part.type === 'file') {
-        if (failure !== undefined || part.fieldname !== options.fileField || image !== undefined) {
+        // A browser sends an empty file input as a part with no file name and no bytes: no image.
+        if (failure !== undefined || part.fieldname !== options.fileField || image !== undefined || part.filename === '') {
           await drain(part.file);
           continue;
         }
@@ -65,9 +72,8 @@ export async function receiveUpload(request: FastifyRequest, store: ImageStore, 
         }
         continue;
       }
-      if (failure !== undefined) continue;
       if (part.valueTruncated) {
-        failure = new TooLarge('A form field is too long', { [part.fieldname]: 'is too long' });
+        failure ??= new TooLarge('A form field is too long', { [part.fieldname]: 'is too long' });
         continue;
       }
       // A part sent as application/json arrives parsed; keep every field as text for the caller.

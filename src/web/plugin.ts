@@ -14,6 +14,8 @@ import { themeRoutes } from './theme/routes.js';
 import { homeRoutes } from './home/routes.js';
 import { searchPageRoutes } from './search/routes.js';
 import { libraryRoutes } from './library/routes.js';
+import { editRoutes } from './edit/routes.js';
+import { manageTagsRoutes } from './manage-tags/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -80,4 +82,6 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(homeRoutes);
   await app.register(searchPageRoutes);
   await app.register(libraryRoutes);
+  await app.register(editRoutes);
+  await app.register(manageTagsRoutes);
 };

@@ -1,0 +1,187 @@
+import type { ErrorDetails } from '../../errors.js';
+import { imageUrl } from '../../images/image-path.js';
+import type { AuthorDto } from '../../schemas/author.js';
+import type { StoryDto } from '../../schemas/story.js';
+import type { PageModel } from '../render.js';
+import { EMPTY_STORY_FORM, type StoryFormValues } from './story-form.js';
+
+/** One message of the error summary: the field's label and the id of its control. */
+export interface FieldError {
+  field: string;
+  id: string;
+  label: string;
+  message: string;
+}
+
+/** The form fields of the story form, in page order: `[field, control id, label]`. */
+const STORY_FIELDS = [
+  ['title', 'story-title', 'Title'],
+  ['authorName', 'story-author', 'Author'],
+  ['seriesName', 'story-series', 'Series'],
+  ['volume', 'story-volume', 'Volume'],
+  ['tags', 'story-tags', 'Tags'],
+  ['summary', 'story-summary', 'Summary'],
+  ['description', 'story-description', 'Description'],
+  ['sourceUrl', 'story-source', 'Source URL'],
+  ['body', 'story-body', 'Body'],
+  ['cover', 'story-cover', 'Cover'],
+] as const;
+
+/** The API's field names (`details` keys) as the form's. */
+const API_TO_FORM: Record<string, string> = {
+  tagNames: 'tags',
+  contentHtml: 'body',
+  coverPath: 'cover',
+  authorId: 'authorName',
+  seriesId: 'seriesName',
+};
+
+/** Turns `details` into per-field messages (keyed by form field) and the summary list, in page order. */
+export function fieldErrors(
+  details: ErrorDetails,
+  fields: ReadonlyArray<readonly [string, string, string]>,
+  rename: Record<string, string> = {},
+): { byField: Record<string, string>; summary: FieldError[] } {
+  const byField: Record<string, string> = {};
+  const extra: string[] = [];
+  for (const [key, message] of Object.entries(details)) {
+    const field = rename[key] ?? key;
+    if (fields.some(([name]) => name === field)) byField[field] ??= message;
+    else extra.push(`${key} ${message}`);
+  }
+  const summary = fields
+    .filter(([name]) => byField[name] !== undefined)
+    .map(([field, id, label]) => ({ field, id, label, message: byField[field] as string }));
+  // A message about no field of the form (a rare race) still reaches the summary, linked to the first field.
+  const first = fields[0];
+  for (const message of extra) if (first !== undefined) summary.push({ field: first[0], id: first[1], label: 'Form', message });
+  return { byField, summary };
+}
+
+export interface StoryFormView extends PageModel {
+  /** `/stories/new` or `/stories/{id}/edit`. */
+  action: string;
+  /** Where Cancel goes. */
+  cancel: string;
+  values: StoryFormValues;
+  errors: Record<string, string>;
+  summary: FieldError[];
+  /** A general message above the form (a conflict, a cover that was not kept after a preview). */
+  notice: string | undefined;
+  /** The sanitizer's output for the body, after Preview; `undefined` when not previewing. */
+  previewHtml: string | undefined;
+  /** The current cover's URL (edit only). */
+  coverUrl: string | undefined;
+  submitLabel: string;
+}
+
+export interface StoryFormState {
+  values?: StoryFormValues;
+  details?: ErrorDetails;
+  notice?: string;
+  previewHtml?: string;
+}
+
+export function newStoryView(state: StoryFormState = {}): StoryFormView {
+  const { byField, summary } = fieldErrors(state.details ?? {}, STORY_FIELDS, API_TO_FORM);
+  return {
+    title: 'New story',
+    action: '/stories/new',
+    cancel: '/',
+    values: state.values ?? EMPTY_STORY_FORM,
+    errors: byField,
+    summary,
+    notice: state.notice,
+    previewHtml: state.previewHtml,
+    coverUrl: undefined,
+    submitLabel: 'Create story',
+  };
+}
+
+/** The form's values for a stored story: every field prefilled, tags comma-separated, the stored (sanitized) HTML as the body. */
+export function storyValues(story: StoryDto): StoryFormValues {
+  return {
+    ...EMPTY_STORY_FORM,
+    title: story.title,
+    authorName: story.authorName ?? '',
+    seriesName: story.seriesName ?? '',
+    volume: story.volume === null ? '' : String(story.volume),
+    tags: story.tags.map((tag) => tag.name).join(', '),
+    summary: story.summary ?? '',
+    description: story.description ?? '',
+    sourceUrl: story.sourceUrl ?? '',
+    body: story.contentHtml ?? '',
+  };
+}
+
+export function editStoryView(story: StoryDto, state: StoryFormState = {}): StoryFormView {
+  const { byField, summary } = fieldErrors(state.details ?? {}, STORY_FIELDS, API_TO_FORM);
+  const path = `/stories/${encodeURIComponent(story.id)}`;
+  return {
+    title: `Edit ${story.title}`,
+    action: `${path}/edit`,
+    cancel: path,
+    values: state.values ?? storyValues(story),
+    errors: byField,
+    summary,
+    notice: state.notice,
+    previewHtml: state.previewHtml,
+    coverUrl: story.coverPath === null ? undefined : imageUrl(story.coverPath),
+    submitLabel: 'Save changes',
+  };
+}
+
+/** Datalist options: the names only, at most 50. */
+export interface SuggestionsView {
+  options: string[];
+}
+
+export interface AuthorFormValues {
+  name: string;
+  notes: string;
+  /** One URL per line. */
+  urls: string;
+  rating: string;
+  removeAvatar: boolean;
+}
+
+export interface AuthorFormView extends PageModel {
+  action: string;
+  cancel: string;
+  values: AuthorFormValues;
+  errors: Record<string, string>;
+  summary: FieldError[];
+  avatarUrl: string | undefined;
+}
+
+const AUTHOR_FIELDS = [
+  ['name', 'author-name', 'Name'],
+  ['notes', 'author-notes', 'Notes'],
+  ['urls', 'author-urls', 'Links'],
+  ['authorRating', 'author-rating', 'Rating'],
+  ['avatar', 'author-avatar', 'Avatar'],
+] as const;
+
+export function authorValues(author: AuthorDto): AuthorFormValues {
+  return {
+    name: author.name,
+    notes: author.notes ?? '',
+    urls: author.urls.join('\n'),
+    rating: author.authorRating === null ? '' : String(author.authorRating),
+    removeAvatar: false,
+  };
+}
+
+export function authorFormView(author: AuthorDto, values?: AuthorFormValues, details: ErrorDetails = {}): AuthorFormView {
+  const { byField, summary } = fieldErrors(details, AUTHOR_FIELDS, { rating: 'authorRating', avatarImagePath: 'avatar' });
+  const path = `/authors/${encodeURIComponent(author.id)}`;
+  return {
+    title: `Edit ${author.name}`,
+    action: `${path}/edit`,
+    cancel: path,
+    values: values ?? authorValues(author),
+    errors: byField,
+    summary,
+    avatarUrl: author.avatarImagePath === null ? undefined : imageUrl(author.avatarImagePath),
+  };
+}

@@ -1,0 +1,125 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import type { Page } from 'puppeteer-core';
+import { buildTestApp } from '../helpers/app.js';
+import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
+import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
+import { png } from '../helpers/images.js';
+
+const browser = await launchBrowser(t);
+
+async function logIn(page: Page, origin: string, token: string): Promise<void> {
+  await page.setCookie({ name: 'token', value: token, domain: new URL(origin).hostname, path: '/' });
+}
+
+async function noHorizontalScroll(t: Test, page: Page, label: string): Promise<void> {
+  const widths = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
+  t.ok(widths[0] <= widths[1], `${label}: no horizontal scroll at 320 px (${widths[0]} <= ${widths[1]})`);
+}
+
+t.test('create a story with a cover through the form, then edit it; axe in every theme; 320 px', async (t) => {
+  const ctx = await buildTestApp(t);
+  const origin = await serveOnLan(ctx.app);
+  const { page, problems } = await watchedPage(t, browser, origin);
+  // axe is added as an inline script, which the page CSP (rightly) forbids.
+  await page.setBypassCSP(true);
+  await logIn(page, origin, ctx.token);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'storyshelf-cover-'));
+  const coverFile = path.join(dir, 'cover.png');
+  writeFileSync(coverFile, png());
+
+  await page.goto(`${origin}/stories/new`, { waitUntil: 'load' });
+  await page.type('#story-title', 'Browser story');
+  await page.type('#story-author', 'Browser Author');
+  await page.type('#story-tags', 'one, two');
+  await page.type('#story-body', '<p>Hello <em>world</em></p>');
+  const input = await page.$('#story-cover');
+  await (input as NonNullable<typeof input>).uploadFile(coverFile);
+  const previewShown = await page.waitForSelector('[data-dropzone-preview]:not([hidden])', { timeout: 5_000 }).then(() => true, () => false);
+  t.ok(previewShown, 'the chosen image is previewed');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
+  await page.waitForFunction('/\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)', { timeout: 10_000 });
+  const id = (await page.evaluate('location.pathname.split("/")[2]')) as string;
+  let story = (await ctx.get(`/api/stories/${id}`)).json();
+  t.equal(story.title, 'Browser story', 'landed on the new story');
+  t.equal(story.authorName, 'Browser Author');
+  t.match(story.coverPath, /^covers\//, 'the cover was uploaded');
+
+  await page.goto(`${origin}/stories/${id}/edit`, { waitUntil: 'load' });
+  t.equal(await page.$eval('#story-title', (el) => (el as unknown as { value: string }).value), 'Browser story', 'prefilled');
+  await page.$eval('#story-title', (el) => ((el as unknown as { value: string }).value = ''));
+  await page.type('#story-title', 'Edited in the browser');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
+  await page.waitForFunction(`location.pathname === '/stories/${id}'`, { timeout: 10_000 });
+  story = (await ctx.get(`/api/stories/${id}`)).json();
+  t.equal(story.title, 'Edited in the browser', 'the edit was saved');
+  await page.goto(`${origin}/stories/${id}/edit`, { waitUntil: 'load' });
+  t.equal(await page.$eval('#story-title', (el) => (el as unknown as { value: string }).value), 'Edited in the browser', 'and is shown');
+
+  // A dropped file fills the input (a synthetic DataTransfer, as a drag from the desktop gives).
+  await page.goto(`${origin}/stories/new`, { waitUntil: 'load' });
+  const dropped = await page.evaluate(`(() => {
+    const zone = document.querySelector('[data-dropzone]');
+    const bytes = Uint8Array.from(atob('${png().toString('base64')}'), (c) => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], 'dropped.png', { type: 'image/png' }));
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    const input = document.querySelector('#story-cover');
+    return [input.files.length, input.files[0] && input.files[0].name];
+  })()`);
+  t.same(dropped, [1, 'dropped.png'], 'the drop filled the file input');
+  const dropPreview = await page.waitForSelector('[data-dropzone-preview]:not([hidden])', { timeout: 5_000 }).then(() => true, () => false);
+  t.ok(dropPreview, 'and showed a preview');
+
+  const author = (await ctx.post('/api/authors', { name: 'Axe Author' })).json() as { id: string };
+  await ctx.post('/api/tags', { name: 'axe-tag' });
+  const pages: Array<[string, () => Promise<void>]> = [
+    ['/stories/new', async () => void (await page.goto(`${origin}/stories/new`, { waitUntil: 'load' }))],
+    [
+      'the edit page with errors',
+      async () => {
+        await page.goto(`${origin}/stories/${id}/edit`, { waitUntil: 'load' });
+        await page.$eval('#story-title', (el) => ((el as unknown as { value: string }).value = ' '));
+        await page.$eval('#story-volume', (el) => ((el as unknown as { value: string }).value = 'x'));
+        await page.$eval('#story-source', (el) => ((el as unknown as { value: string }).value = 'nope'));
+        await page.$eval('form[enctype]', (el) => (el as unknown as { noValidate: boolean }).noValidate = true);
+        await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
+        await page.waitForSelector('.error-summary', { timeout: 10_000 });
+      },
+    ],
+    [`/authors/${author.id}/edit`, async () => void (await page.goto(`${origin}/authors/${author.id}/edit`, { waitUntil: 'load' }))],
+    ['/tags', async () => void (await page.goto(`${origin}/tags`, { waitUntil: 'load' }))],
+  ];
+  for (const [label, load] of pages) {
+    await inEveryTheme(page, origin, load, async (theme) => expectNoAxeViolations(t, page, `${label} (${theme})`));
+    await page.setViewport({ width: 320, height: 640 });
+    await load();
+    await noHorizontalScroll(t, page, label);
+    await page.setViewport({ width: 1024, height: 768 });
+  }
+  t.equal(await page.$$eval('.error-summary a', (links) => links.length), 0, 'the last page shown has no errors');
+  t.same(problems, [], 'no CSP block, failed request or page error');
+});
+
+t.test('with JavaScript off a story can be created', async (t) => {
+  const ctx = await buildTestApp(t);
+  const origin = await serveOnLan(ctx.app);
+  const context = await browser.createBrowserContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  await page.setJavaScriptEnabled(false);
+  await logIn(page, origin, ctx.token);
+  await page.goto(`${origin}/stories/new`, { waitUntil: 'load' });
+  await page.type('#story-title', 'No JS story');
+  await page.type('#story-body', 'Plain words');
+  await page.click('input[name="bodyFormat"][value="text"]');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[value="preview"]')]);
+  t.equal(await page.$eval('.edit-form__preview-body', (el) => el.innerHTML.trim()), '<p>Plain words</p>', 'Preview works without JavaScript');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[value="save"]')]);
+  t.match(new URL(page.url()).pathname, /^\/stories\/[0-9a-f-]{36}$/, 'landed on the story');
+  const list = (await ctx.get('/api/stories')).json() as { content: Array<{ title: string; contentHtml: string }> };
+  t.same(list.content.map((story) => [story.title, story.contentHtml]), [['No JS story', '<p>Plain words</p>']]);
+});
