@@ -107,7 +107,9 @@ export const apiDocsPlugin = fp(
     const requiresToken = (route: RouteOptions) => route.config?.requiresToken === true || [route.onRequest ?? []].flat().includes(app.authenticate);
 
     /** One route's schema as documented; the route's own schema object is never changed. */
-    const documented = ({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) => {
+    const documented = ({ schema, url, route }: { schema: FastifySchema | undefined; url: string; route: RouteOptions }) => {
+      // A route without a schema is a web page (src/web), not part of the API's contract.
+      if (schema === undefined) return { schema: { hide: true }, url };
       const doc: FastifySchema & Record<string, unknown> = { ...schema };
       const method = [route.method].flat()[0]!;
       let path = url;
