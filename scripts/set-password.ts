@@ -10,8 +10,7 @@
 import { createInterface } from 'node:readline';
 import { storePassword } from '../src/auth/secrets.js';
 import { loadConfig } from '../src/config.js';
-
-const MIN_LENGTH = 8;
+import { newPasswordProblem } from '../src/auth/password.js';
 
 async function readPiped(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -47,7 +46,8 @@ async function main(): Promise<void> {
   } else {
     password = await readPiped();
   }
-  if (password.length < MIN_LENGTH) throw new Error(`the password must be at least ${MIN_LENGTH} characters; nothing was changed`);
+  const problem = newPasswordProblem(password);
+  if (problem !== undefined) throw new Error(`the password ${problem}; nothing was changed`);
   await storePassword(config.dataDir, password);
   process.stdout.write(`Password stored in ${config.dataDir}/secrets/password.json; earlier tokens are revoked.\n`);
   if (config.appPassword !== undefined) {

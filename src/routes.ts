@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
-import { authRoutes } from './auth/routes.js';
+import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
@@ -21,6 +21,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(async (protectedScope) => {
     protectedScope.addHook('onRequest', protectedScope.authenticate);
     protectedScope.addHook('onRoute', markRequiresToken);
+    await protectedScope.register(passwordRoutes);
     await protectedScope.register(storyRoutes);
     await protectedScope.register(authorRoutes);
     await protectedScope.register(tagRoutes);

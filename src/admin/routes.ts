@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createBackup } from '../backup/snapshot.js';
+import { createBackup, SERVER_PAGES_PER_STEP } from '../backup/snapshot.js';
 import { errorResponses } from '../schemas/common.js';
 import { BackupResponse } from '../schemas/admin.js';
-
-/** Pages per backup step inside the server: ~4 MiB, so requests keep being served meanwhile. */
-const PAGES_PER_STEP = 1024;
 
 /** docs/decisions.md, "Running the service › Backups": an online, self-consistent snapshot of the data folder. */
 export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -18,7 +15,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const result = await createBackup(app.db.$client, app.config.dataDir, { pagesPerStep: PAGES_PER_STEP });
+      const result = await createBackup(app.db.$client, app.config.dataDir, { pagesPerStep: SERVER_PAGES_PER_STEP });
       if (result.missingImages.length > 0) {
         request.log.warn({ missingImages: result.missingImages }, 'backup: referenced images were missing; their references were cleared in the copy');
       }

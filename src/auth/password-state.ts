@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
-import { secretsDir, readStoredPassword, type StoredPassword } from './secrets.js';
+import { secretsDir, readStoredPassword, storePassword, type StoredPassword } from './secrets.js';
 
 const RECHECK_MS = 1000;
 
@@ -64,6 +64,23 @@ export class PasswordState {
       this.fileIdentity = identity;
       this.state = this.load() ?? this.state;
     }
+    return this.state;
+  }
+
+  /** True when `APP_PASSWORD` sets the password: a stored one would be ignored (secrets.ts, `resolvePassword`). */
+  get setByEnvironment(): boolean {
+    return this.fromEnvironment;
+  }
+
+  /**
+   * Stores a new password (as `npm run set-password` does) and takes it in force at once: every
+   * token issued under an earlier one stops working on its next check.
+   */
+  async store(password: string): Promise<PasswordInForce> {
+    await storePassword(this.dataDir, password);
+    this.lastCheck = Date.now();
+    this.fileIdentity = this.identity();
+    this.state = this.load() ?? this.state;
     return this.state;
   }
 

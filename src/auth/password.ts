@@ -4,6 +4,18 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 32;
 
+/** The shortest password `npm run set-password` and a password change accept. */
+export const PASSWORD_MIN_LENGTH = 8;
+/** The longest password anything accepts: the login schema's bound (src/schemas/auth.ts). */
+export const PASSWORD_MAX_LENGTH = 1024;
+
+/** Why a new password is refused (too short or too long), or undefined when it is fine. */
+export function newPasswordProblem(password: string): string | undefined {
+  if (password.length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`;
+  return undefined;
+}
+
 export interface PasswordHash {
   algorithm: 'scrypt';
   N: number;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, MessageBody } from '../schemas/common.js';
-import { LoginBody, LoginResponse } from '../schemas/auth.js';
+import { ChangePasswordBody, LoginBody, LoginResponse } from '../schemas/auth.js';
 import { requestToken, TOKEN_COOKIE } from './request-token.js';
 import { TOKEN_LIFETIME_SECONDS } from './tokens.js';
 
@@ -63,5 +63,29 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => ({ message: 'Token is valid' }),
+  );
+};
+
+/**
+ * docs/api.md, "Logging in": `POST /auth/password`, in the scope that demands a token. The new
+ * token comes back and in the cookie; every earlier token, this client's too, stops working.
+ */
+export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/auth/password',
+    {
+      bodyLimit: UNAUTHENTICATED_BODY_LIMIT * 2,
+      schema: {
+        tags: ['auth'],
+        summary: 'Change the password: revokes every earlier token and answers a new one',
+        body: ChangePasswordBody,
+        response: { 200: LoginResponse, ...errorResponses(400, 401, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const token = await app.auth.changePassword(request.body.currentPassword, request.body.newPassword, request.ip);
+      reply.setCookie(TOKEN_COOKIE, token, app.tokenCookieOptions(request, TOKEN_LIFETIME_SECONDS));
+      return { message: 'Password changed', token };
+    },
   );
 };

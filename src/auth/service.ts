@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { JWT } from '@fastify/jwt';
-import { TooManyRequests, Unauthorized } from '../errors.js';
+import { Conflict, invalidField, TooManyRequests, Unauthorized } from '../errors.js';
 import type { LoginThrottle } from './login-throttle.js';
-import { verifyPassword } from './password.js';
+import { newPasswordProblem, verifyPassword } from './password.js';
 import type { PasswordInForce, PasswordState } from './password-state.js';
 import { passwordChecks } from './check-limit.js';
 import { TOKEN_LIFETIME_SECONDS, type RevokedTokens } from './tokens.js';
@@ -24,19 +24,47 @@ interface AuthDeps {
 export class AuthService {
   constructor(private readonly deps: AuthDeps) {}
 
+  /** True while `APP_PASSWORD` sets the password, so {@link changePassword} refuses. */
+  get passwordSetByEnvironment(): boolean {
+    return this.deps.password.setByEnvironment;
+  }
+
   /** 429 when `address` is locked out; the login route runs it before reading the body. */
   refuseLockedOut(address: string): void {
     const wait = this.deps.throttle.retryAfterSeconds(address);
     if (wait > 0) throw new TooManyRequests('Too many failed logins; try again later', wait);
   }
 
+  /** Checks the password, throttled ({@link check}), and issues a 24-hour token with its own id. */
+  async login(password: string, address: string): Promise<string> {
+    return this.issueToken(await this.check(password, address));
+  }
+
+  /**
+   * Changes the password (docs/decisions.md, "Settings page"): `current` goes through the same
+   * throttled, bounded check as a login (a wrong one counts as a failed login from `address`),
+   * `next` must follow the rules of `npm run set-password`. The new hash is stored and in force
+   * at once, so every token issued before, on every device, stops working; the answer is a
+   * fresh token for the new password, so the caller stays logged in. Refused with 409 while
+   * `APP_PASSWORD` is set: the environment's password would win again on the next start.
+   */
+  async changePassword(current: string, next: string, address: string): Promise<string> {
+    if (this.deps.password.setByEnvironment) {
+      throw new Conflict('The password is set by APP_PASSWORD in the environment; change it there (a stored password would be ignored)');
+    }
+    const problem = newPasswordProblem(next);
+    if (problem !== undefined) throw invalidField('newPassword', problem);
+    await this.check(current, address);
+    return this.issueToken(await this.deps.password.store(next));
+  }
+
   /**
    * Checks the password (after the throttle, so a locked-out address is refused even with the
-   * right one) and issues a 24-hour token with its own id, so it can be revoked alone. The
-   * attempt counts as a failure from before the check until it proves right, so concurrent
-   * attempts cannot all slip past the limit; at most a few checks run at once (check-limit.ts).
+   * right one) and answers the password in force it was checked against. The attempt counts as
+   * a failure from before the check until it proves right, so concurrent attempts cannot all
+   * slip past the limit; at most a few checks run at once (check-limit.ts).
    */
-  async login(password: string, address: string): Promise<string> {
+  private async check(password: string, address: string): Promise<PasswordInForce> {
     const { throttle, password: state } = this.deps;
     this.refuseLockedOut(address);
     const attempt = throttle.recordAttempt(address);
@@ -51,7 +79,7 @@ export class AuthService {
     // A password changed during the check makes the old one wrong, and its token dead at birth.
     if (!right || state.fresh().stamp !== checked.stamp) throw new Unauthorized('Invalid password');
     throttle.forgive(address, attempt);
-    return this.issueToken(checked);
+    return checked;
   }
 
   /**

@@ -5,6 +5,8 @@ import { DATABASE_FILE_NAME } from '../db/open.js';
 import { SECRETS_DIR_NAME } from '../auth/secrets.js';
 
 export const BACKUPS_DIR_NAME = 'backups';
+/** Pages per backup step inside the server: ~4 MiB, so requests keep being served meanwhile. */
+export const SERVER_PAGES_PER_STEP = 1024;
 const IMAGES_DIR_NAME = 'images';
 /** Removed images wait here a while, so a backup taken just before the removal can still copy them. */
 export const IMAGE_TRASH_DIR_NAME = '.trash';
@@ -132,7 +134,8 @@ function copySecrets(dataDir: string, target: string): void {
   }
 }
 
-function folderSize(dir: string): number {
+/** Bytes of every file under `dir`. */
+export function folderSize(dir: string): number {
   let total = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).size;

@@ -16,6 +16,7 @@ import { searchPageRoutes } from './search/routes.js';
 import { libraryRoutes } from './library/routes.js';
 import { editRoutes } from './edit/routes.js';
 import { manageTagsRoutes } from './manage-tags/routes.js';
+import { settingsRoutes } from './settings/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -84,4 +85,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(libraryRoutes);
   await app.register(editRoutes);
   await app.register(manageTagsRoutes);
+  await app.register(settingsRoutes);
 };

@@ -53,6 +53,7 @@ const statementsFor = defineStatements((client: Database.Database) => ({
     end: client.prepare<{ after: Key; size: number }, { last: Key | null; rows: number }>(
       `SELECT max(${key}) AS last, count(*) AS rows FROM (SELECT ${key} FROM ${table} WHERE ${key} > @after ORDER BY ${key} LIMIT @size)`,
     ),
+    count: client.prepare(`SELECT count(*) FROM ${table}`).pluck(),
     mark: client.prepare<{ after: Key; last: Key }>(
       `INSERT OR IGNORE INTO search_dirty (kind, ref, uid) SELECT ${mark} FROM ${table} WHERE ${key} > @after AND ${key} <= @last`,
     ),
@@ -73,6 +74,24 @@ export interface RebuildOptions {
 
 const running = new WeakMap<Database.Database, Promise<number>>();
 
+/** How far a running rebuild is: rows indexed so far of all the rows there were when it began. */
+export interface RebuildProgress {
+  done: number;
+  total: number;
+}
+
+const progress = new WeakMap<Database.Database, RebuildProgress>();
+
+/**
+ * The progress of the rebuild running on this database, or undefined when none runs. `done`
+ * counts stories, authors, series and tags; rows added meanwhile can take it past `total`, so
+ * it is capped there; the final merge shows as done = total.
+ */
+export function rebuildProgress(db: Db): RebuildProgress | undefined {
+  const current = progress.get(sqliteClient(db));
+  return current === undefined ? undefined : { done: Math.min(current.done, current.total), total: current.total };
+}
+
 /**
  * Rebuilds the embedded index (see the file comment) and resolves to the number of stories.
  * A second call while one runs shares it.
@@ -81,7 +100,10 @@ export function rebuildSearchIndex(db: Db, options: RebuildOptions = {}): Promis
   const client = sqliteClient(db);
   const current = running.get(client);
   if (current !== undefined) return current;
-  const rebuild = runRebuild(db, client, options).finally(() => running.delete(client));
+  const rebuild = runRebuild(db, client, options).finally(() => {
+    running.delete(client);
+    progress.delete(client);
+  });
   running.set(client, rebuild);
   return rebuild;
 }
@@ -94,7 +116,10 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
     if (stopped()) throw new RebuildInterrupted();
     return bookkeepingTransaction(db, work);
   };
+  const counted: RebuildProgress = { done: 0, total: 0 };
+  progress.set(client, counted);
   await step(() => {
+    counted.total = s.batches.reduce((sum, batch) => sum + Number(batch.count.get()), 0);
     s.clearStoryDocs.run();
     s.clearAuthorDocs.run();
     clearSuggestions(client);
@@ -110,6 +135,7 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
         return end;
       });
       if (last === null) break;
+      counted.done += rows;
       after = last;
       if (rows < batchSize) break;
     }

@@ -1,0 +1,123 @@
+import type { BackupList } from '../../backup/list.js';
+import type { ReindexStatus } from '../../search/reindex-job.js';
+import type { SearchHealth } from '../../schemas/search.js';
+import type { PageModel } from '../render.js';
+
+/** The password form's problems, each shown beside its field and in the summary. */
+export interface PasswordErrors {
+  currentPassword?: string;
+  newPassword?: string;
+  confirmPassword?: string;
+  /** Not one field's (too many attempts, APP_PASSWORD): the summary only. */
+  form?: string;
+}
+
+export interface BackupItem {
+  name: string;
+  /** ISO 8601, for `<time datetime>`. */
+  datetime: string;
+  /** "2026-11-21 10:00 UTC". */
+  taken: string;
+  /** "1.2 MB". */
+  size: string;
+}
+
+/** The reindex status fragment (settings/reindex-status.eta), also part of the page. */
+export interface ReindexView {
+  running: boolean;
+  /** One sentence on the state: "Rebuilding the index: 400 of 1,000 rows." */
+  sentence: string;
+  /** For `<progress>` while running, when the rows have been counted. */
+  done: number | undefined;
+  total: number | undefined;
+  /** Whether the last reindex failed (the sentence then says why). */
+  failed: boolean;
+}
+
+export interface HealthView {
+  engine: string;
+  healthy: boolean;
+  message: string;
+  pendingChanges: string | undefined;
+  error: string | undefined;
+}
+
+export interface SettingsView extends PageModel {
+  /** A sentence on what the last POST did (password changed, backup written), shown as a status. */
+  notice: string | undefined;
+  /** False while APP_PASSWORD sets the password: the form is replaced by a note. */
+  canChangePassword: boolean;
+  passwordErrors: PasswordErrors;
+  /** Any password error at all, for the summary and `aria-invalid`. */
+  passwordSummary: string[];
+  backups: BackupItem[];
+  /** "Showing the newest 20 of 31 backups." when some are left out, else undefined. */
+  backupsMore: string | undefined;
+  reindex: ReindexView;
+  health: HealthView;
+}
+
+const BYTE_UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+
+/** 1,234,567 bytes as "1.2 MB" (powers of 1,000, as file managers show them). */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  const shown = unit === 0 ? String(value) : value.toFixed(value < 10 ? 1 : 0);
+  return `${shown} ${BYTE_UNITS[unit]}`;
+}
+
+/** "2026-11-21 10:00 UTC": the server knows no reader's time zone. */
+export function formatUtc(time: Date): string {
+  return `${time.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+const count = new Intl.NumberFormat('en');
+
+export function backupItems(list: BackupList, limit: number): { backups: BackupItem[]; backupsMore: string | undefined } {
+  const backups = list.backups.map((entry) => ({
+    name: entry.name,
+    datetime: entry.takenAt.toISOString(),
+    taken: formatUtc(entry.takenAt),
+    size: formatBytes(entry.sizeBytes),
+  }));
+  const backupsMore = list.total > list.backups.length ? `Showing the newest ${limit} of ${count.format(list.total)} backups.` : undefined;
+  return { backups, backupsMore };
+}
+
+export function reindexView(status: ReindexStatus): ReindexView {
+  switch (status.state) {
+    case 'idle':
+      return { running: false, sentence: 'No reindex has run since the service started.', done: undefined, total: undefined, failed: false };
+    case 'running': {
+      const { done, total } = status;
+      const rows =
+        done === undefined || total === undefined
+          ? 'starting.'
+          : `${count.format(done)} of ${count.format(total)} ${total === 1 ? 'row' : 'rows'} (${total === 0 ? 100 : Math.floor((done / total) * 100)}%).`;
+      return { running: true, sentence: `Rebuilding the search index: ${rows}`, done, total, failed: false };
+    }
+    case 'finished':
+      return { running: false, sentence: `${status.message} (finished ${formatUtc(status.finishedAt)}).`, done: undefined, total: undefined, failed: false };
+    case 'failed':
+      return { running: false, sentence: `The last reindex failed: ${status.message}`, done: undefined, total: undefined, failed: true };
+  }
+}
+
+export function healthView(health: SearchHealth): HealthView {
+  return {
+    engine: health.engine === 'typesense' ? 'Typesense' : 'Embedded (SQLite FTS5)',
+    healthy: health.status === 'healthy',
+    message: health.message,
+    pendingChanges: health.pendingChanges === undefined ? undefined : count.format(health.pendingChanges),
+    error: health.error,
+  };
+}
+
+export function passwordSummary(errors: PasswordErrors): string[] {
+  return [errors.form, errors.currentPassword, errors.newPassword, errors.confirmPassword].filter((text): text is string => text !== undefined);
+}
