@@ -12,6 +12,7 @@ import { renderErrorPage } from './errors/routes.js';
 import { loginRoutes, loginPath } from './login/routes.js';
 import { themeRoutes } from './theme/routes.js';
 import { homeRoutes } from './home/routes.js';
+import { storyRoutes } from './stories/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -73,4 +74,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(loginRoutes);
   await app.register(themeRoutes);
   await app.register(homeRoutes);
+  await app.register(storyRoutes);
 };
