@@ -33,6 +33,10 @@ export const PAGE_CSP = helmetHeaders({
  */
 export function setPageHeaders(reply: FastifyReply): void {
   reply.header('content-security-policy', PAGE_CSP);
+  // Not the API's no-referrer: under it a browser sends `Origin: null` with a page's own form posts
+  // (and no Sec-Fetch-Site over plain HTTP), which the cross-site check must refuse. same-origin
+  // still tells other sites nothing (docs/decisions.md, "Story page and reader").
+  reply.header('referrer-policy', 'same-origin');
   if (reply.request.protocol !== 'https') reply.removeHeader('cross-origin-opener-policy');
 }
 

@@ -15,6 +15,8 @@ function start(root: HTMLElement): void {
   let timer = 0;
   let saved = '';
   let userScrolled = false;
+  // Whether the reader has scrolled since the page opened: clicking a control and leaving saves nothing.
+  let moved = false;
 
   const blocks = (): Element[] => (text === null ? [] : Array.from(text.children));
   const top = (element: Element): number => element.getBoundingClientRect().top + window.scrollY;
@@ -31,7 +33,7 @@ function start(root: HTMLElement): void {
 
   function save(leaving: boolean): void {
     window.clearTimeout(timer);
-    if (!userScrolled) return;
+    if (!moved) return;
     const body = JSON.stringify(current());
     if (body === saved) return;
     saved = body;
@@ -62,7 +64,9 @@ function start(root: HTMLElement): void {
     'scroll',
     () => {
       window.clearTimeout(timer);
-      if (userScrolled) timer = window.setTimeout(() => save(false), SAVE_DELAY_MS);
+      if (!userScrolled) return;
+      moved = true;
+      timer = window.setTimeout(() => save(false), SAVE_DELAY_MS);
     },
     { signal, passive: true },
   );
