@@ -35,7 +35,8 @@ function field(body: unknown, name: string): string | undefined {
   return typeof first === 'string' ? first : undefined;
 }
 
-const params = { schema: { params: IdParams } };
+/** The id checked as the API checks it (a malformed one is a 400 page); pages are not part of the OpenAPI document. */
+const params = { schema: { params: IdParams, hide: true } };
 
 /**
  * The story page, its rating and delete forms, and the reader (docs/decisions.md, "Story page and
