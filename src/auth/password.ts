@@ -1,13 +1,10 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../schemas/auth.js';
 
 /** scrypt parameters (N=2^15, r=8, p=1): ~50 ms per check on these machines, 32 MiB of memory. */
 const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 32;
 
-/** The shortest password `npm run set-password` and a password change accept. */
-export const PASSWORD_MIN_LENGTH = 8;
-/** The longest password anything accepts: the login schema's bound (src/schemas/auth.ts). */
-export const PASSWORD_MAX_LENGTH = 1024;
 
 /** Why a new password is refused (too short or too long), or undefined when it is fine. */
 export function newPasswordProblem(password: string): string | undefined {

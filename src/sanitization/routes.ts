@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { SANITIZATION_DESCRIPTION, SANITIZATION_POLICY } from '../lib/html/policy.js';
+import { SANITIZATION_DESCRIPTION, SANITIZATION_POLICY } from '../html/policy.js';
 import { errorResponses } from '../schemas/common.js';
 import { HtmlSanitizationConfig } from '../schemas/config.js';
 

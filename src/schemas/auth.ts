@@ -1,8 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/password.js';
+
+/** The shortest password `npm run set-password` and a password change accept (src/auth/password.ts checks it). */
+export const PASSWORD_MIN_LENGTH = 8;
+/** The longest password anything accepts, the login included. */
+export const PASSWORD_MAX_LENGTH = 1024;
 
 export const LoginBody = Type.Object({
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
+  password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
 });
 export type LoginBody = Static<typeof LoginBody>;
 

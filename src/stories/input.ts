@@ -10,7 +10,7 @@ import { findAuthorById } from '../authors/repository.js';
 import type { DbOrTx } from '../db/open.js';
 import type { ErrorDetails } from '../errors.js';
 import { parseImagePathOf } from '../images/image-path.js';
-import { deriveStoryText, type StoryText } from '../lib/html/story-text.js';
+import { deriveStoryText, type StoryText } from '../html/story-text.js';
 import { cleanName } from '../lib/names.js';
 import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
 import { findSeriesById } from '../series/repository.js';

@@ -4,7 +4,7 @@ import { helmetHeaders } from '../plugins/security-headers.js';
 /**
  * The pages' content security policy (docs/decisions.md, "Web interface"): scripts and styles
  * only from this server, no inline script and no eval; inline `style` attributes only because the
- * story sanitizer keeps a short list of CSS properties (src/lib/html/policy.ts); images from
+ * story sanitizer keeps a short list of CSS properties (src/html/policy.ts); images from
  * this server and data: only, so a story's remote images do not load. No
  * `upgrade-insecure-requests`: on plain HTTP at a LAN address it would send every asset request
  * to an https port nobody listens on.

@@ -5,7 +5,7 @@ import { getAuthor, listAuthors, updateAuthor } from '../../authors/service.js';
 import { HttpError, type ErrorDetails } from '../../errors.js';
 import type { ImageKind } from '../../images/image-path.js';
 import { receiveUpload } from '../../images/upload.js';
-import { deriveStoryText } from '../../lib/html/story-text.js';
+import { deriveStoryText } from '../../html/story-text.js';
 import { IdParams } from '../../schemas/common.js';
 import type { StoryDto } from '../../schemas/story.js';
 import { listSeries } from '../../series/service.js';

@@ -1,5 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
-import { parseImagePath } from '../../images/image-path.js';
+import { parseImagePath } from '../images/image-path.js';
 import { SANITIZATION_POLICY as policy } from './policy.js';
 import { closeUnclosedElements, nextTagStart } from './unclosed.js';
 
