@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../../src/db/open.js';
 import { writeTransaction } from '../../src/db/transaction.js';
 import type { ImageStore } from '../../src/images/store.js';
-import { deriveStoryText } from '../../src/lib/html/story-text.js';
+import { deriveStoryText } from '../../src/html/story-text.js';
 import { insertAuthor, replaceAuthorUrls } from '../../src/authors/repository.js';
 import { insertSeries } from '../../src/series/repository.js';
 import { insertTag } from '../../src/tags/repository.js';

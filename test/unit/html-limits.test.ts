@@ -1,7 +1,7 @@
 import t from 'tap';
-import { MAX_NESTING, nestsDeeperThan, sanitizeStoryHtml } from '../../src/lib/html/sanitize.js';
-import { deriveStoryText } from '../../src/lib/html/story-text.js';
-import { countWords } from '../../src/lib/html/word-count.js';
+import { MAX_NESTING, nestsDeeperThan, sanitizeStoryHtml } from '../../src/html/sanitize.js';
+import { deriveStoryText } from '../../src/html/story-text.js';
+import { countWords } from '../../src/html/word-count.js';
 
 /**
  * Found by the hostile sweep's huge bodies: deriving a story's text took time quadratic in the

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { htmlToPlainText } from '../../src/lib/html/plain-text.js';
-import { sanitizeStoryHtml } from '../../src/lib/html/sanitize.js';
-import { deriveStoryText } from '../../src/lib/html/story-text.js';
-import { countWords } from '../../src/lib/html/word-count.js';
+import { htmlToPlainText } from '../../src/html/plain-text.js';
+import { sanitizeStoryHtml } from '../../src/html/sanitize.js';
+import { deriveStoryText } from '../../src/html/story-text.js';
+import { countWords } from '../../src/html/word-count.js';
 
 t.test('the sanitizer removes every script vector', async (t) => {
   const vectors = [

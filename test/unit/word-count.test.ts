@@ -5,7 +5,7 @@
  * specially (letters and digits around `.`, `,`, `;`, `:`, apostrophes).
  */
 import t from 'tap';
-import { countSimpleLine, countWords } from '../../src/lib/html/word-count.js';
+import { countSimpleLine, countWords } from '../../src/html/word-count.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 const bySegmenter = (text: string) => text.split('\n').reduce((sum, line) => sum + [...segmenter.segment(line)].filter((s) => s.isWordLike).length, 0);
