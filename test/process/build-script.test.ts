@@ -24,8 +24,19 @@ function project(t: Test): string {
     JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [], skipLibCheck: true },
       include: ['src', 'scripts'],
+      exclude: ['src/web/client'],
     }),
   );
+  // The pages' browser modules are a second project, as in ours (tsconfig.web.json).
+  mkdirSync(path.join(dir, 'src', 'web', 'client'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'tsconfig.web.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'ES2022', strict: true, lib: ['ES2022', 'DOM'], outDir: 'dist/web/client', rootDir: 'src/web/client', types: [], skipLibCheck: true },
+      include: ['src/web/client'],
+    }),
+  );
+  writeFileSync(path.join(dir, 'src', 'web', 'client', 'page.ts'), 'document.title = "built";\nexport {};\n');
   writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a: number = 1;\n');
   writeFileSync(path.join(dir, 'src', 'b.ts'), 'export const b: string = "b";\n');
   writeFileSync(path.join(dir, 'src', 'main.ts'), 'import { a } from "./a.js";\nconsole.log(`main ran with a=${a}`);\n');
@@ -50,6 +61,7 @@ t.test('compiles when there is no build or a source changed, and only then', asy
   t.equal(first.status, 0);
   t.match(first.stderr, /compiling TypeScript into dist\/ \(there is no build/);
   t.match(readFileSync(path.join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 1/);
+  t.match(readFileSync(path.join(dir, 'dist', 'web', 'client', 'page.js'), 'utf8'), /document\.title/, 'the browser modules too');
   const builtAt = statSync(path.join(dir, 'dist', 'src', 'a.js')).mtimeMs;
 
   const again = build(dir);
