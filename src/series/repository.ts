@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
 import { defineStatements } from '../db/statements.js';
-import type { DbOrTx } from '../db/open.js';
+import type { Db, DbOrTx } from '../db/open.js';
 import { series, type SeriesRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { cleanName, likeContains, nameKey } from '../lib/names.js';
@@ -124,4 +124,42 @@ export function seriesStats(db: DbOrTx): { totalSeries: number; seriesWithStorie
   const totalSeries = row?.totalSeries ?? 0;
   const withStories = Number(row?.seriesWithStories ?? 0);
   return { totalSeries, seriesWithStories: withStories, emptySeries: totalSeries - withStories };
+}
+
+/** A story next to another in its series, by volume (the story page's previous/next links). */
+export interface VolumeNeighbour {
+  id: string;
+  title: string;
+  volume: number;
+}
+
+const volumeNeighbourRows = defineStatements((db: Db) =>
+  db.$client.prepare<[{ seriesId: string; volume: number; createdAt: string }], { dir: 'previous' | 'next'; id: string; title: string; volume: number }>(
+    `SELECT * FROM (SELECT 'previous' AS dir, id, title, volume FROM stories
+       WHERE series_id = @seriesId AND volume IS NOT NULL AND (volume, created_at) < (@volume, @createdAt)
+       ORDER BY volume DESC, created_at DESC LIMIT 1)
+     UNION ALL
+     SELECT * FROM (SELECT 'next' AS dir, id, title, volume FROM stories
+       WHERE series_id = @seriesId AND (volume, created_at) > (@volume, @createdAt)
+       ORDER BY volume, created_at LIMIT 1)`,
+  ),
+);
+
+/**
+ * The stories just before and after a volume of a series, ordered by `(volume, createdAt)`: one
+ * statement, two seeks on `stories_series_idx` (series_id, volume, created_at). Stories without a
+ * volume have no place in the order and are never neighbours.
+ */
+export function volumeNeighbours(
+  db: Db,
+  seriesId: string,
+  volume: number,
+  createdAt: string,
+): { previous: VolumeNeighbour | undefined; next: VolumeNeighbour | undefined } {
+  const rows = volumeNeighbourRows(db).all({ seriesId, volume, createdAt });
+  const pick = (dir: 'previous' | 'next') => {
+    const row = rows.find((candidate) => candidate.dir === dir);
+    return row === undefined ? undefined : { id: row.id, title: row.title, volume: row.volume };
+  };
+  return { previous: pick('previous'), next: pick('next') };
 }

@@ -17,6 +17,7 @@ import { libraryRoutes } from './library/routes.js';
 import { editRoutes } from './edit/routes.js';
 import { manageTagsRoutes } from './manage-tags/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { storyRoutes } from './stories/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -86,4 +87,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(editRoutes);
   await app.register(manageTagsRoutes);
   await app.register(settingsRoutes);
+  await app.register(storyRoutes);
 };

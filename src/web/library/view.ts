@@ -8,7 +8,7 @@ import type { SeriesDto } from '../../schemas/series.js';
 import { STORY_SORT_KEYS, type StorySortKey } from '../../schemas/story.js';
 import type { StoryCard } from '../../stories/present.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
-import { safeLink, tagHref, type SafeLink } from '../layout/links.js';
+import { outsideLink, tagHref, type OutsideLink } from '../layout/links.js';
 import type { PageModel } from '../render.js';
 
 export interface Link {
@@ -207,7 +207,7 @@ export interface AuthorView extends PageModel, StoriesPart {
   averageRating: string;
   /** The notes' paragraphs' lines (escaped by the template, line breaks kept as <br>). */
   notes: string[];
-  links: SafeLink[];
+  links: OutsideLink[];
   storyCount: string;
   libraryHref: string;
 }
@@ -219,7 +219,7 @@ export function authorView(author: AuthorDto, cards: StoryCard[], page: number, 
     rating: author.authorRating === null ? '' : `${author.authorRating}/5`,
     averageRating: author.averageStoryRating === null ? '' : `${author.averageStoryRating.toFixed(1)}/5`,
     notes: author.notes === null || author.notes.trim() === '' ? [] : author.notes.split(/\r\n|\r|\n/),
-    links: author.urls.map(safeLink),
+    links: author.urls.map(outsideLink),
     storyCount: `${NUMBER.format(author.storyCount)} ${author.storyCount === 1 ? 'story' : 'stories'}`,
     libraryHref: urlWith('/library', { author: author.id }),
     cards: cards.map((card) => cardView(card)),

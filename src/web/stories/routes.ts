@@ -1,0 +1,89 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { BadRequest } from '../../errors.js';
+import { IdParams } from '../../schemas/common.js';
+import type { StoryDto } from '../../schemas/story.js';
+import { volumeNeighbours } from '../../series/repository.js';
+import { deleteStory, getStory, rateStory, updateStory } from '../../stories/service.js';
+import { getProgress } from '../../stories/progress-service.js';
+import type { Db } from '../../db/open.js';
+import { safeNext } from '../login/next.js';
+import { render, template } from '../render.js';
+import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
+import { deleteView, readerView, storyHref, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
+
+const STORY = template<StoryPageView>('stories/story');
+const READER = template<ReaderView>('stories/reader');
+const DELETE = template<DeleteView>('stories/delete');
+
+/** A year, like the theme: a preference, not a secret. */
+const READER_COOKIE_SECONDS = 365 * 24 * 60 * 60;
+
+function loadStory(db: Db, id: string): StoryDto {
+  return JSON.parse(getStory(db, id).toString('utf8')) as StoryDto;
+}
+
+function neighboursOf(db: Db, story: StoryDto): Neighbours {
+  if (story.seriesId === null || story.volume === null) return { previous: undefined, next: undefined };
+  return volumeNeighbours(db, story.seriesId, story.volume, story.createdAt);
+}
+
+/** The first value of a form field (a repeated field arrives as an array). */
+function field(body: unknown, name: string): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** The id checked as the API checks it (a malformed one is a 400 page); pages are not part of the OpenAPI document. */
+const params = { schema: { params: IdParams, hide: true } };
+
+/**
+ * The story page, its rating and delete forms, and the reader (docs/decisions.md, "Story page and
+ * reader"). Every action is a plain form that redirects (303), so all of it works without
+ * JavaScript; the handlers call the API's own services.
+ */
+export const storyRoutes: FastifyPluginAsync = async (app) => {
+  app.get<{ Params: IdParams; Querystring: { rated?: string } }>('/stories/:id', params, async (request, reply) => {
+    const story = loadStory(app.db, request.params.id);
+    const notice = request.query.rated === undefined ? '' : 'Rating saved.';
+    return render(reply, STORY, storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice));
+  });
+
+  // rating=1..5 sets it (the API's `POST /api/stories/{id}/rating`); clear=1 removes it (the API's update with `rating: null`).
+  app.post<{ Params: IdParams }>('/stories/:id/rating', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const { id } = request.params;
+    if (field(request.body, 'clear') !== undefined) {
+      await updateStory(app.db, app.images, id, { rating: null });
+    } else {
+      const raw = field(request.body, 'rating') ?? '';
+      const rating = /^[1-5]$/.test(raw) ? Number(raw) : undefined;
+      if (rating === undefined) throw new BadRequest('Choose a rating from 1 to 5', { rating: 'must be a whole number from 1 to 5' });
+      rateStory(app.db, id, rating);
+    }
+    return reply.redirect(`${storyHref(id)}?rated=1#rating`, 303);
+  });
+
+  app.get<{ Params: IdParams }>('/stories/:id/delete', params, async (request, reply) =>
+    render(reply, DELETE, deleteView(loadStory(app.db, request.params.id))),
+  );
+
+  app.post<{ Params: IdParams }>('/stories/:id/delete', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    await deleteStory(app.db, app.images, request.params.id);
+    return reply.redirect('/library', 303);
+  });
+
+  app.get<{ Params: IdParams }>('/stories/:id/read', params, async (request, reply) => {
+    const story = loadStory(app.db, request.params.id);
+    const settings = parseReaderCookie(request.cookies[READER_COOKIE]);
+    return render(reply, READER, readerView(story, getProgress(app.db, story.id), settings, neighboursOf(app.db, story)));
+  });
+
+  // The reader's typography form: stores the choice in the `reader` cookie and returns to the reader.
+  app.post('/reader/settings', { bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const settings = parseReaderForm({ size: field(request.body, 'size'), leading: field(request.body, 'leading'), width: field(request.body, 'width') });
+    if ('invalid' in settings) throw new BadRequest('Unknown reader setting', { [settings.invalid]: 'is not one of the choices' });
+    reply.setCookie(READER_COOKIE, readerCookieValue(settings), { path: '/', maxAge: READER_COOKIE_SECONDS, sameSite: 'lax', httpOnly: false });
+    return reply.redirect(safeNext(field(request.body, 'back')), 303);
+  });
+};

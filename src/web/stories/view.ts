@@ -1,0 +1,194 @@
+/**
+ * View models of the story page, the reader and the delete confirmation (docs/web.md,
+ * "Layout"): every value the templates show, already formatted; URLs built here, names
+ * percent-encoded.
+ */
+import type { StoryDto } from '../../schemas/story.js';
+import type { ReadingProgressDto } from '../../schemas/reading-progress.js';
+import type { VolumeNeighbour } from '../../series/repository.js';
+import { thumbnailUrl } from '../../images/thumbnails.js';
+import type { PageModel } from '../render.js';
+import { outsideLink, OUTSIDE_REL, type OutsideLink } from '../layout/links.js';
+import { choiceLabel, READER_CHOICES, type ReaderSetting, type ReaderSettings } from './settings.js';
+
+/** Words per minute for the reading time: a common adult silent-reading average. */
+export const WORDS_PER_MINUTE = 238;
+
+export interface LinkView {
+  href: string;
+  text: string;
+}
+
+export interface SeriesView {
+  href: string;
+  name: string;
+  /** "Volume 3", or '' when the story has no volume. */
+  volumeLabel: string;
+  previous: LinkView | undefined;
+  next: LinkView | undefined;
+}
+
+export interface StoryPageView extends PageModel {
+  id: string;
+  cover: { thumbnail: string; full: string } | undefined;
+  author: LinkView | undefined;
+  series: SeriesView | undefined;
+  tags: LinkView[];
+  /** "1,234 words · 6 min read". */
+  length: string;
+  summary: string | undefined;
+  description: string | undefined;
+  source: OutsideLink | undefined;
+  sourceRel: string;
+  rating: number | null;
+  /** The rating choices, for the radio buttons. */
+  ratings: number[];
+  readHref: string;
+  /** "Read" or "Continue (42 %)". */
+  readLabel: string;
+  editHref: string;
+  deleteHref: string;
+  ratingAction: string;
+  /** The form's message after a rating was saved ('' otherwise). */
+  notice: string;
+}
+
+export interface ReaderControl {
+  name: ReaderSetting;
+  label: string;
+  id: string;
+  options: Array<{ value: string; label: string; selected: boolean }>;
+}
+
+export interface ReaderView extends PageModel {
+  id: string;
+  storyHref: string;
+  author: LinkView | undefined;
+  /** The sanitized body (written by the sanitizer on save), or undefined when the story has no text. */
+  contentHtml: string | undefined;
+  settings: ReaderSettings;
+  controls: ReaderControl[];
+  settingsAction: string;
+  /** Where the settings form returns to. */
+  back: string;
+  /** The saved fraction and block index, rendered as data attributes for the client module. */
+  progress: number;
+  position: string;
+  previous: LinkView | undefined;
+  next: LinkView | undefined;
+  editHref: string;
+}
+
+export interface DeleteView extends PageModel {
+  id: string;
+  storyTitle: string;
+  action: string;
+  cancelHref: string;
+}
+
+export type Neighbours = { previous: VolumeNeighbour | undefined; next: VolumeNeighbour | undefined };
+
+const NO_NEIGHBOURS: Neighbours = { previous: undefined, next: undefined };
+
+export function storyHref(id: string): string {
+  return `/stories/${encodeURIComponent(id)}`;
+}
+
+export function tagHref(name: string): string {
+  return `/tags/${encodeURIComponent(name)}`;
+}
+
+function nonEmpty(value: string | null): string | undefined {
+  return value === null || value.trim() === '' ? undefined : value;
+}
+
+function neighbourLink(neighbour: VolumeNeighbour | undefined, direction: 'Previous' | 'Next'): LinkView | undefined {
+  if (neighbour === undefined) return undefined;
+  return { href: storyHref(neighbour.id), text: `${direction}: Volume ${neighbour.volume}, ${neighbour.title}` };
+}
+
+export function lengthText(wordCount: number): string {
+  const minutes = Math.max(1, Math.round(wordCount / WORDS_PER_MINUTE));
+  const words = `${wordCount.toLocaleString('en-US')} ${wordCount === 1 ? 'word' : 'words'}`;
+  return wordCount === 0 ? 'No text yet' : `${words} · ${minutes} min read`;
+}
+
+/** "Continue (42 %)" once the reader has started (and not finished at 100 %), else "Read". */
+export function readLabel(progress: ReadingProgressDto | undefined): string {
+  if (progress === undefined || progress.updatedAt === null || progress.progress <= 0) return 'Read';
+  const percent = Math.floor(progress.progress * 100);
+  return percent >= 100 ? 'Read again' : `Continue (${percent} %)`;
+}
+
+function authorLink(story: StoryDto): LinkView | undefined {
+  return story.authorId === null ? undefined : { href: `/authors/${encodeURIComponent(story.authorId)}`, text: story.authorName ?? '' };
+}
+
+export function storyPageView(story: StoryDto, progress: ReadingProgressDto | undefined, neighbours: Neighbours = NO_NEIGHBOURS, notice = ''): StoryPageView {
+  const href = storyHref(story.id);
+  return {
+    title: story.title,
+    id: story.id,
+    cover: story.coverPath === null ? undefined : { thumbnail: thumbnailUrl(story.coverPath, 320), full: `/api/files/images/${story.coverPath.split('/').map(encodeURIComponent).join('/')}` },
+    author: authorLink(story),
+    series:
+      story.seriesId === null
+        ? undefined
+        : {
+            href: `/series/${encodeURIComponent(story.seriesId)}`,
+            name: story.seriesName ?? '',
+            volumeLabel: story.volume === null ? '' : `Volume ${story.volume}`,
+            previous: neighbourLink(neighbours.previous, 'Previous'),
+            next: neighbourLink(neighbours.next, 'Next'),
+          },
+    tags: story.tags.map((tag) => ({ href: tagHref(tag.name), text: tag.name })),
+    length: lengthText(story.wordCount),
+    summary: nonEmpty(story.summary),
+    description: nonEmpty(story.description),
+    source: story.sourceUrl === null || story.sourceUrl === '' ? undefined : outsideLink(story.sourceUrl),
+    sourceRel: OUTSIDE_REL,
+    rating: story.rating,
+    ratings: [1, 2, 3, 4, 5],
+    readHref: `${href}/read`,
+    readLabel: readLabel(progress),
+    editHref: `${href}/edit`,
+    deleteHref: `${href}/delete`,
+    ratingAction: `${href}/rating`,
+    notice,
+  };
+}
+
+function controls(settings: ReaderSettings): ReaderControl[] {
+  const labels: Record<ReaderSetting, string> = { size: 'Font size', leading: 'Line height', width: 'Width' };
+  return (Object.keys(READER_CHOICES) as ReaderSetting[]).map((name) => ({
+    name,
+    label: labels[name],
+    id: `reader-${name}`,
+    options: READER_CHOICES[name].map((value) => ({ value, label: choiceLabel(value), selected: settings[name] === value })),
+  }));
+}
+
+export function readerView(story: StoryDto, progress: ReadingProgressDto, settings: ReaderSettings, neighbours: Neighbours = NO_NEIGHBOURS): ReaderView {
+  const href = storyHref(story.id);
+  return {
+    title: story.title,
+    id: story.id,
+    storyHref: href,
+    author: authorLink(story),
+    contentHtml: nonEmpty(story.contentHtml),
+    settings,
+    controls: controls(settings),
+    settingsAction: '/reader/settings',
+    back: `${href}/read`,
+    progress: progress.progress,
+    position: progress.position ?? '',
+    previous: neighbourLink(neighbours.previous, 'Previous'),
+    next: neighbourLink(neighbours.next, 'Next'),
+    editHref: `${href}/edit`,
+  };
+}
+
+export function deleteView(story: StoryDto): DeleteView {
+  const href = storyHref(story.id);
+  return { title: 'Delete story?', id: story.id, storyTitle: story.title, action: `${href}/delete`, cancelHref: href };
+}
