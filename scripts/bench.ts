@@ -19,7 +19,10 @@
  *    warm-up, and reads each child's CPU time from /proc before and after every run. Then the
  *    real server alone with 1 connection: the latency of one request with nothing queued ahead
  *    of it (with 10 connections on one event loop, a request waits for the ~9 ahead of it).
- * 5. Writes bench-results/bench-<size>-<time>.{json,md} and bench-results/latest[-quick].md.
+ * 5. The web pages (page-home, page-library, page-story, page-reader, page-search), each request
+ *    drawing its URL from a pool, at 1 connection with no ceiling; then the scripts every page
+ *    references (each once, gzipped) and the library page's HTML + CSS.
+ * 6. Writes bench-results/bench-<size>-<time>.{json,md} and bench-results/latest[-quick].md.
  *
  * Every loop is bounded in count and time; everything listens on 127.0.0.1 only.
  */
@@ -28,6 +31,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -78,6 +82,8 @@ interface Probe {
   authorName: string;
   coverPath: string;
   suggestion: string;
+  /** Pools the page scenarios draw from, one entry per request. */
+  pools: { storyIds: string[]; readerIds: string[]; midTerms: string[] };
   dbBytes: number;
   imageBytes: number;
   sqliteVersion: string;
@@ -240,6 +246,17 @@ function probeLibrary(dataDir: string): Probe {
     const mid = termNear(count, vocabulary, total * 0.03, 200, 5_000);
     const common = termNear(count, vocabulary, total * 0.5, 2, 400);
     const popularTags = client.prepare('SELECT name FROM tags ORDER BY story_count DESC, name LIMIT 6').pluck().all() as string[];
+    // Spread over the whole table (every n-th by seq), so the pages read cold rows as well as warm ones.
+    const spread = (where: string, limit: number) =>
+      client.prepare(`SELECT id FROM (SELECT id, seq, row_number() OVER (ORDER BY seq) AS n FROM stories WHERE ${where}) WHERE n % max(1, (SELECT count(*) FROM stories WHERE ${where}) / ${limit}) = 0 LIMIT ${limit}`).pluck().all() as string[];
+    const midTerms: string[] = [];
+    for (let rank = 200; rank < 5_000 && midTerms.length < 50; rank += 37) {
+      const term = vocabulary[rank]!;
+      const match = [...term].length >= 4 ? buildMatchQuery(term) : null;
+      if (match === null) continue;
+      const docs = count(match);
+      if (docs >= total * 0.005 && docs <= total * 0.06) midTerms.push(term);
+    }
     const tagName = popularTags[2]!;
     return {
       stories: total,
@@ -251,6 +268,7 @@ function probeLibrary(dataDir: string): Probe {
       authorName: one<string>('SELECT name FROM authors ORDER BY story_count DESC, name LIMIT 1 OFFSET 20'),
       coverPath: one<string>('SELECT cover_path FROM stories WHERE cover_path IS NOT NULL ORDER BY seq LIMIT 1'),
       suggestion: common.term.slice(0, 3),
+      pools: { storyIds: spread('1 = 1', 2_000), readerIds: spread('word_count BETWEEN 1400 AND 1600', 2_000), midTerms },
       dbBytes: fs.statSync(file).size + (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0),
       imageBytes: folderBytes(path.join(dataDir, 'images')),
       sqliteVersion: one<string>('SELECT sqlite_version()'),
@@ -324,6 +342,167 @@ function scenarios(probe: Probe): Scenario[] {
     { id: 'create', label: 'create a story (1,500 words, author and 3 tags)', method: 'POST', url: '/api/stories', body: createBody(probe), status: 201, target: { kind: 'rps', min: 300 } },
   ];
   return ONLY === undefined ? list : list.filter((scenario) => ONLY.includes(scenario.id));
+}
+
+/**
+ * The web pages, each request drawing its URL from a pool (any library page, any of 2,000
+ * stories...): a fixed URL would measure one warm row. No ceiling (it replays one captured
+ * response per URL); the target is the server time per page, p99 at 1 connection.
+ */
+interface PageScenario {
+  id: string;
+  label: string;
+  urls: string[];
+  maxP99Ms: number;
+}
+
+interface PageResult {
+  id: string;
+  label: string;
+  urls: number;
+  meanBytes: number;
+  single: Figures;
+  target: string;
+  met: boolean;
+}
+
+const PAGE_P99_MS = 20;
+
+function pageScenarios(probe: Probe): PageScenario[] {
+  const { storyIds, readerIds, midTerms } = probe.pools;
+  const pages = probe.lastPage + 1;
+  const list: PageScenario[] = [
+    { id: 'page-home', label: 'home page (/)', urls: ['/'], maxP99Ms: PAGE_P99_MS },
+    {
+      id: 'page-library',
+      label: `library grid, any of its ${pages.toLocaleString('en')} pages (/library?page=N)`,
+      urls: Array.from({ length: pages }, (_, n) => (n === 0 ? '/library' : `/library?page=${n}`)),
+      maxP99Ms: PAGE_P99_MS,
+    },
+    { id: 'page-story', label: `story page, ${storyIds.length.toLocaleString('en')} stories spread over the table`, urls: storyIds.map((id) => `/stories/${id}`), maxP99Ms: PAGE_P99_MS },
+    {
+      id: 'page-reader',
+      label: `reader, ${readerIds.length.toLocaleString('en')} stories of 1,400-1,600 words`,
+      urls: readerIds.map((id) => `/stories/${id}/read`),
+      maxP99Ms: PAGE_P99_MS,
+    },
+    {
+      id: 'page-search',
+      label: `search page, ${midTerms.length} mid-frequency terms (0.5-6% of stories each)`,
+      urls: midTerms.map((term) => `/search?${new URLSearchParams({ q: term }).toString()}`),
+      maxP99Ms: PAGE_P99_MS,
+    },
+  ];
+  return ONLY === undefined ? list : list.filter((scenario) => ONLY.includes(scenario.id));
+}
+
+/** One autocannon run whose every request draws its path from `urls`; also sums the bytes received. */
+async function loadPool(origin: string, pid: number, urls: readonly string[], token: string, seconds: number, connections: number): Promise<Run & { bytes: number }> {
+  const latencies: number[] = [];
+  let unexpected = 0;
+  let bytes = 0;
+  const cpuBefore = cpuMs(pid);
+  const started = performance.now();
+  const pick = () => urls[Math.floor(Math.random() * urls.length)]!;
+  await new Promise<void>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: origin,
+        headers: { cookie: `token=${token}` },
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: pick() }) }],
+        connections,
+        duration: seconds,
+        timeout: 30,
+      },
+      (error) => (error ? reject(error) : resolve()),
+    );
+    instance.on('response', (_client, statusCode, responseBytes, responseTime) => {
+      if (statusCode === 200) {
+        latencies.push(responseTime);
+        bytes += responseBytes;
+      } else unexpected += 1;
+    });
+    setTimeout(() => instance.stop(), (seconds + 60) * 1000).unref();
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  return { requests: latencies.length, seconds: elapsed, latencies, cpuMs: cpuMs(pid) - cpuBefore, unexpected, bytes };
+}
+
+async function measurePage(real: Child, scenario: PageScenario, token: string): Promise<PageResult> {
+  await loadPool(real.origin, real.pid, scenario.urls, token, WARMUP_SECONDS, 1);
+  const run = await loadPool(real.origin, real.pid, scenario.urls, token, SINGLE_SECONDS * 2, 1);
+  const single = figures([run]);
+  if (single.unexpected > 0) console.warn(`  ${scenario.id}: ${single.unexpected} answers were not 200`);
+  return {
+    id: scenario.id,
+    label: scenario.label,
+    urls: scenario.urls.length,
+    meanBytes: run.requests === 0 ? 0 : run.bytes / run.requests,
+    single,
+    target: `p99 <= ${scenario.maxP99Ms} ms (1 conn.)`,
+    met: single.p99 <= scenario.maxP99Ms && single.unexpected === 0,
+  };
+}
+
+/** What a browser downloads besides the HTML: every distinct script over the pages, and the library page's weight. */
+interface PageWeights {
+  pagesScanned: string[];
+  scripts: Array<{ src: string; bytes: number; gzipBytes: number }>;
+  scriptsGzipBytes: number;
+  library: { htmlBytes: number; htmlGzipBytes: number; cssBytes: number; cssGzipBytes: number };
+}
+
+const SCRIPTS_GZIP_MAX = 30 * 1024;
+const LIBRARY_PAGE_MAX = 60 * 1024;
+
+async function pageWeights(origin: string, token: string, probe: Probe): Promise<PageWeights> {
+  const get = async (url: string, withToken = true) => {
+    const response = await fetch(`${origin}${url}`, { headers: withToken ? { cookie: `token=${token}` } : {} });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`${url}: expected 200, got ${response.status}`);
+    return body;
+  };
+  const story = probe.pools.readerIds[0] ?? probe.storyId;
+  const author = (await get(`/stories/${story}`)).toString().match(/href="(\/authors\/[0-9a-f-]{36})"/)?.[1];
+  const pages = [
+    '/',
+    '/library',
+    '/library?view=list',
+    `/stories/${story}`,
+    `/stories/${story}/read`,
+    `/stories/${story}/edit`,
+    `/stories/${story}/delete`,
+    '/stories/new',
+    `/search?q=${encodeURIComponent(probe.terms.mid.term)}`,
+    '/tags',
+    '/settings',
+    ...(author === undefined ? [] : [author]),
+  ];
+  const sources = new Set<string>();
+  const collect = (html: string) => {
+    for (const match of html.matchAll(/<script\b[^>]*\ssrc="([^"]+)"/g)) sources.add(match[1]!);
+  };
+  for (const url of pages) collect((await get(url)).toString());
+  collect((await get('/login', false)).toString());
+  const scripts: PageWeights['scripts'] = [];
+  for (const src of [...sources].sort()) {
+    const bytes = await get(src);
+    scripts.push({ src, bytes: bytes.length, gzipBytes: gzipSync(bytes).length });
+  }
+  const html = await get('/library');
+  let cssBytes = 0;
+  let cssGzipBytes = 0;
+  for (const match of html.toString().matchAll(/<link\b[^>]*rel="stylesheet"[^>]*href="([^"]+)"/g)) {
+    const css = await get(match[1]!);
+    cssBytes += css.length;
+    cssGzipBytes += gzipSync(css).length;
+  }
+  return {
+    pagesScanned: [...pages, '/login'],
+    scripts,
+    scriptsGzipBytes: scripts.reduce((sum, script) => sum + script.gzipBytes, 0),
+    library: { htmlBytes: html.length, htmlGzipBytes: gzipSync(html).length, cssBytes, cssGzipBytes },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -465,6 +644,8 @@ interface Report {
   peakRssMiB: number;
   ceilingPeakRssMiB: number;
   scenarios: ScenarioResult[];
+  pages: PageResult[];
+  weights?: PageWeights;
   targets: { name: string; target: string; measured: string; met: boolean }[];
 }
 
@@ -479,9 +660,11 @@ function markdown(report: Report): string {
       `${report.settings.seconds} s per side per scenario in ${report.settings.rounds} alternating rounds after ${report.settings.warmup} s of warm-up; ` +
       `then ${report.settings.single} s with 1 connection. Server: \`${report.server}\`.`,
   );
-  lines.push('');
-  lines.push('| scenario | response | req/s | ceiling req/s | ratio | p50 / p99 ms (10 conn.) | p50 / p99 ms (1 conn.) | CPU ms/req | ceiling CPU ms/req | target | met |');
-  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  if (report.scenarios.length > 0) {
+    lines.push('');
+    lines.push('| scenario | response | req/s | ceiling req/s | ratio | p50 / p99 ms (10 conn.) | p50 / p99 ms (1 conn.) | CPU ms/req | ceiling CPU ms/req | target | met |');
+    lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  }
   for (const s of report.scenarios) {
     lines.push(
       `| ${s.label} | ${kib(s.responseBytes)} | ${int(s.real.requestsPerSecond)} | ${int(s.ceiling.requestsPerSecond)} | ${s.ratio.toFixed(2)} | ` +
@@ -489,10 +672,35 @@ function markdown(report: Report): string {
         `${s.target ?? ''} | ${s.met === undefined ? '' : s.met ? 'yes' : '**no**'} |`,
     );
   }
+  if (report.pages.length > 0) {
+    lines.push('');
+    lines.push('Web pages, logged in (the HTML only), each request drawing its URL from the pool; 1 connection:');
+    lines.push('');
+    lines.push('| page | URLs in the pool | mean HTML | req/s | p50 / p99 ms (1 conn.) | CPU ms/req | target | met |');
+    lines.push('|---|---|---|---|---|---|---|---|');
+    for (const p of report.pages) {
+      lines.push(
+        `| ${p.label} | ${int(p.urls)} | ${kib(Math.round(p.meanBytes))} | ${int(p.single.requestsPerSecond)} | ${ms(p.single.p50)} / ${ms(p.single.p99)} | ${ms(p.single.cpuMsPerRequest)} | ${p.target} | ${p.met ? 'yes' : '**no**'} |`,
+      );
+    }
+  }
+  if (report.weights !== undefined) {
+    const w = report.weights;
+    lines.push('');
+    lines.push(`Page weight (${w.pagesScanned.length} pages scanned for scripts):`);
+    lines.push('');
+    lines.push('| measure | raw | gzip |');
+    lines.push('|---|---|---|');
+    for (const script of w.scripts) lines.push(`| script \`${script.src}\` | ${kib(script.bytes)} | ${kib(script.gzipBytes)} |`);
+    lines.push(`| every distinct script, once | ${kib(w.scripts.reduce((sum, script) => sum + script.bytes, 0))} | ${kib(w.scriptsGzipBytes)} |`);
+    lines.push(`| library page HTML (page 0, grid) | ${kib(w.library.htmlBytes)} | ${kib(w.library.htmlGzipBytes)} |`);
+    lines.push(`| library page CSS | ${kib(w.library.cssBytes)} | ${kib(w.library.cssGzipBytes)} |`);
+    lines.push(`| library page HTML + CSS | ${kib(w.library.htmlBytes + w.library.cssBytes)} | ${kib(w.library.htmlGzipBytes + w.library.cssGzipBytes)} |`);
+  }
   lines.push('');
   lines.push('| measure | value |');
   lines.push('|---|---|');
-  lines.push(`| peak RSS of the server over the whole run (VmHWM) | ${report.peakRssMiB.toFixed(0)} MiB (ceiling server: ${report.ceilingPeakRssMiB.toFixed(0)} MiB) |`);
+  lines.push(`| peak RSS of the server over the whole run (VmHWM) | ${report.peakRssMiB.toFixed(0)} MiB ${Number.isNaN(report.ceilingPeakRssMiB) ? '' : ` (ceiling server: ${report.ceilingPeakRssMiB.toFixed(0)} MiB)`} |`);
   lines.push(`| start-up: spawn to first answer (\`/healthz\`) | ${int(report.startup.firstAnswerMs)} ms |`);
   lines.push(`| start-up: spawn to first list page (login included) | ${int(report.startup.firstListPageMs)} ms |`);
   lines.push(`| database on disk per story | ${kib(report.library.dbBytesPerStory)} (covers: ${(report.library.imageBytes / 1024 / 1024).toFixed(1)} MiB in all) |`);
@@ -506,8 +714,19 @@ function markdown(report: Report): string {
   return `${lines.join('\n')}\n`;
 }
 
-function targetSummary(results: readonly ScenarioResult[], peakRss: number, startupMs: number): Report['targets'] {
+function targetSummary(results: readonly ScenarioResult[], pages: readonly PageResult[], weights: PageWeights | undefined, peakRss: number, startupMs: number): Report['targets'] {
   const targets: Report['targets'] = [];
+  for (const p of pages) targets.push({ name: p.label, target: p.target, measured: `${ms(p.single.p99)} ms`, met: p.met });
+  if (weights !== undefined) {
+    targets.push({ name: 'JavaScript, every distinct script once', target: '<= 30 KiB gzipped', measured: kib(weights.scriptsGzipBytes), met: weights.scriptsGzipBytes <= SCRIPTS_GZIP_MAX });
+    const library = weights.library.htmlBytes + weights.library.cssBytes;
+    targets.push({
+      name: 'library page HTML + CSS (before images, uncompressed)',
+      target: '<= 60 KiB',
+      measured: `${kib(library)} (${kib(weights.library.htmlGzipBytes + weights.library.cssGzipBytes)} gzipped)`,
+      met: library <= LIBRARY_PAGE_MAX,
+    });
+  }
   for (const s of results) {
     if (s.target === undefined) continue;
     const measured = s.target.startsWith('p99') ? `${ms(s.single.p99)} ms` : s.target.includes('ceiling') ? `${s.ratio.toFixed(2)}` : `${int(s.real.requestsPerSecond)} req/s`;
@@ -583,16 +802,20 @@ async function main(): Promise<void> {
     for (const scenario of list) captures.push(await capture(server.origin, scenario, token));
     const capturesFile = path.join(resultsDir, 'captures.json');
     fs.writeFileSync(capturesFile, JSON.stringify(captures));
-    const ceilingPort = await freePort();
-    const ceiling = startChild([path.join(ROOT, 'dist', 'scripts', 'bench', 'ceiling-server.js'), capturesFile, String(ceilingPort)], {}, ceilingPort);
-    children.push(ceiling);
-    await waitForAnswer(ceiling, `${ceiling.origin}${list[0]!.method === 'GET' ? list[0]!.url : '/none'}`, performance.now(), 30_000).catch(() => undefined);
+    // The ceiling only serves the API scenarios: with BENCH_ONLY naming pages alone it is not started.
+    let ceiling: Child | undefined;
+    if (list.length > 0) {
+      const ceilingPort = await freePort();
+      ceiling = startChild([path.join(ROOT, 'dist', 'scripts', 'bench', 'ceiling-server.js'), capturesFile, String(ceilingPort)], {}, ceilingPort);
+      children.push(ceiling);
+      await waitForAnswer(ceiling, `${ceiling.origin}${list[0]!.method === 'GET' ? list[0]!.url : '/none'}`, performance.now(), 30_000).catch(() => undefined);
+    }
 
     const loadAtStart = os.loadavg()[0] ?? 0;
     const results: ScenarioResult[] = [];
     for (const [index, scenario] of list.entries()) {
       const bytes = Buffer.from(captures[index]!.bodyBase64, 'base64').length;
-      const result = await measure(server, ceiling, scenario, token, bytes);
+      const result = await measure(server, ceiling!, scenario, token, bytes);
       results.push(result);
       console.log(
         `  ${scenario.id.padEnd(16)} ${int(result.real.requestsPerSecond).padStart(7)} req/s  ceiling ${int(result.ceiling.requestsPerSecond).padStart(7)}  ratio ${result.ratio.toFixed(2)}  ` +
@@ -601,8 +824,25 @@ async function main(): Promise<void> {
       );
     }
 
+    const pageResults: PageResult[] = [];
+    for (const scenario of pageScenarios(probe)) {
+      const result = await measurePage(server, scenario, token);
+      pageResults.push(result);
+      console.log(
+        `  ${scenario.id.padEnd(16)} ${int(result.single.requestsPerSecond).padStart(7)} req/s (1 conn.)  p50/p99 ${ms(result.single.p50)}/${ms(result.single.p99)} ms  ` +
+          `CPU ${ms(result.single.cpuMsPerRequest)} ms/req  ${kib(Math.round(result.meanBytes))}  over ${int(result.urls)} URLs${result.met ? '  ok' : '  MISSED'}`,
+      );
+    }
+    const weights = ONLY === undefined || ONLY.some((id) => id.startsWith('page-')) ? await pageWeights(server.origin, token, probe) : undefined;
+    if (weights !== undefined) {
+      console.log(
+        `  scripts: ${weights.scripts.length} distinct, ${kib(weights.scriptsGzipBytes)} gzipped; library page HTML + CSS ${kib(weights.library.htmlBytes + weights.library.cssBytes)} ` +
+          `(${kib(weights.library.htmlGzipBytes + weights.library.cssGzipBytes)} gzipped)`,
+      );
+    }
+
     const peakRss = memoryMiB(server.pid).peak;
-    const ceilingPeak = memoryMiB(ceiling.pid).peak;
+    const ceilingPeak = ceiling === undefined ? NaN : memoryMiB(ceiling.pid).peak;
     const report: Report = {
       command: QUICK ? 'npm run bench:quick' : STORIES === 100_000 ? 'npm run bench' : `BENCH_STORIES=${STORIES} npm run bench`,
       server: ['node', ...serverNodeFlags(), 'dist/src/server.js'].join(' '),
@@ -622,7 +862,9 @@ async function main(): Promise<void> {
       peakRssMiB: peakRss,
       ceilingPeakRssMiB: ceilingPeak,
       scenarios: results,
-      targets: targetSummary(results, peakRss, firstAnswerMs),
+      pages: pageResults,
+      ...(weights === undefined ? {} : { weights }),
+      targets: targetSummary(results, pageResults, weights, peakRss, firstAnswerMs),
     };
     const table = markdown(report);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);

@@ -48,8 +48,6 @@ t.test('no axe violations in any theme, with a notice and with errors', async (t
   const ctx = await buildWebTestApp(t);
   await ctx.form('/settings/backup', {});
   const { origin, page, problems } = await loggedIn(t, ctx);
-  // axe is injected as an inline script, which the page CSP (rightly) refuses.
-  await page.setBypassCSP(true);
   await inEveryTheme(
     page,
     origin,
