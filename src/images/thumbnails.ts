@@ -7,7 +7,6 @@
  * itself is held to {@link SHARP_THREADS} thread per job, so a burst of grid requests for missing
  * thumbnails keeps at most two cores busy and queues the rest.
  */
-import sharp from 'sharp';
 import type { ImageFormat } from './formats.js';
 
 /** The widths a thumbnail is made at, in pixels: grid cards at 1x and 2x. */
@@ -29,9 +28,22 @@ const THUMBNAIL_QUALITY = 80;
 /** JPEG and WebP quality when an image must be re-encoded to drop its metadata (see {@link stripMetadata}). */
 const REENCODE_QUALITY = 90;
 
-sharp.concurrency(SHARP_THREADS);
-// The operation cache would keep decoded originals (and open files) alive between requests.
-sharp.cache(false);
+type Sharp = (typeof import('sharp'))['default'];
+let loaded: Promise<Sharp> | undefined;
+
+/**
+ * sharp, loaded on the first image job rather than at start-up: loading libvips costs ~65 ms,
+ * a sixth of a start to the first answer (docs/performance.md), and most starts touch no image.
+ */
+function loadSharp(): Promise<Sharp> {
+  loaded ??= import('sharp').then(({ default: sharp }) => {
+    sharp.concurrency(SHARP_THREADS);
+    // The operation cache would keep decoded originals (and open files) alive between requests.
+    sharp.cache(false);
+    return sharp;
+  });
+  return loaded;
+}
 
 /**
  * The URL a thumbnail is served at (docs/api.md, "Images — /api/files"): the image's own URL with
@@ -77,6 +89,7 @@ export const renderQueue = new RenderQueue(MAX_CONCURRENT_RENDERS);
  * source; the caller decides what that means.
  */
 export async function renderThumbnail(source: string, target: string, width: ThumbnailWidth): Promise<void> {
+  const sharp = await loadSharp();
   await renderQueue.run(() =>
     sharp(source, { failOn: 'error' }).rotate().resize({ width, withoutEnlargement: true }).webp({ quality: THUMBNAIL_QUALITY }).toFile(target),
   );
@@ -92,6 +105,7 @@ export async function renderThumbnail(source: string, target: string, width: Thu
  * cannot read the file.
  */
 export async function stripMetadata(source: string, target: string, format: ImageFormat): Promise<boolean> {
+  const sharp = await loadSharp();
   return renderQueue.run(async () => {
     const meta = await sharp(source).metadata();
     if (meta.exif === undefined && meta.xmp === undefined && meta.iptc === undefined) return false;
