@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
-import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
+import { expectAccessiblePages } from '../helpers/axe.js';
 
 // One browser for the whole file.
 const browser = await launchBrowser(t);
@@ -27,21 +27,7 @@ t.test('the browse pages: axe in every theme, 320 px, the library form and pagin
   await page.setCookie({ name: 'token', value: ctx.token, domain: hostname, path: '/' });
 
   const pages = ['/', '/library', '/library?view=list', `/authors/${ids[0]!.authorId}`, `/series/${ids[0]!.seriesId}`, `/tags/${encodeURIComponent('a/b ?&#%')}`];
-  for (const path of pages) {
-    await inEveryTheme(
-      page,
-      origin,
-      async () => {
-        await page.goto(`${origin}${path}`, { waitUntil: 'load' });
-      },
-      (label) => expectNoAxeViolations(t, page, `${path} (${label})`),
-    );
-    await page.setViewport({ width: 320, height: 800 });
-    await page.goto(`${origin}${path}`, { waitUntil: 'load' });
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
-    t.equal(overflow, 0, `${path}: no horizontal scroll at 320 px`);
-    await page.setViewport({ width: 1024, height: 800 });
-  }
+  await expectAccessiblePages(t, page, origin, pages);
   t.same(problems, [], 'no CSP block, failed request or script error');
 
   // Without JavaScript: the GET form and the paging links are plain navigation.

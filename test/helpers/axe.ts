@@ -67,3 +67,26 @@ export async function inEveryTheme(
   await check('theme cookie sepia');
   await setTheme('auto');
 }
+
+/**
+ * The checks every page owes a reader, for each path: no axe violation in any theme
+ * ({@link inEveryTheme}), and no horizontal scroll at 320 px wide (the narrowest phone). The
+ * viewport is put back to `width` × 800 afterwards.
+ */
+export async function expectAccessiblePages(t: Test, page: Page, origin: string, paths: readonly string[], width = 1024): Promise<void> {
+  for (const path of paths) {
+    await inEveryTheme(
+      page,
+      origin,
+      async () => {
+        await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+      },
+      (label) => expectNoAxeViolations(t, page, `${path} (${label})`),
+    );
+    await page.setViewport({ width: 320, height: 800 });
+    await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    t.equal(overflow, 0, `${path}: no horizontal scroll at 320 px`);
+    await page.setViewport({ width, height: 800 });
+  }
+}
