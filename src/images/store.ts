@@ -23,8 +23,8 @@
  * replaced file to the trash, leaves a file that is neither; {@link ImageStore.sweepUnreferenced}
  * moves those to the trash at startup.
  *
- * Thumbnails are derived files, `.thumbs/<width>/<kind>/<name>.webp` (src/images/thumbnails.ts
- * makes them): written after an upload is stored, again on first request when missing, deleted
+ * Thumbnails are derived files, `.thumbs/<width>/<kind>/<name>.webp` (src/images/thumbnail-files.ts
+ * keeps them, src/images/thumbnails.ts makes them): written after an upload is stored, again on first request when missing, deleted
  * outright (not trashed) with their original, and never backed up (docs/decisions.md,
  * "Thumbnails and image metadata"). An upload carrying EXIF, XMP or IPTC metadata is stored as a
  * copy without it.
@@ -34,16 +34,17 @@
  * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { invalidField, NotFound, TooLarge, UnsupportedType } from '../errors.js';
-import { FORMATS, SNIFF_BYTES, sniffImageFormat, type ImageFormat } from './formats.js';
+import { FORMATS, type ImageFormat } from './formats.js';
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
 import { KeyedLock } from './path-lock.js';
 import { ImageStructureCheck, InvalidImage } from './structure.js';
-import { renderThumbnail, stripMetadata, THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
+import { exists, isMissing, openServable, syncDirectory, writeAll } from './files.js';
+import { ThumbnailFiles } from './thumbnail-files.js';
+import { THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
 
 /** docs/decisions.md, "Images": 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -73,8 +74,6 @@ const STALE_UPLOAD_MS = 60 * 60 * 1000;
  * the images of its snapshot, short enough that removed images do not pile up.
  */
 export const TRASH_RETENTION_MS = 60 * 60 * 1000;
-
-const OPEN_NO_FOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
 export interface StoreLogger {
   warn(details: object, message: string): void;
@@ -117,12 +116,15 @@ function imageNotFound(relPath: string): NotFound {
 
 export class ImageStore {
   readonly #locks = new KeyedLock();
+  readonly #thumbs: ThumbnailFiles;
 
   private constructor(
     /** The images folder with symlinks resolved; every path the store touches starts here. */
     readonly root: string,
     private readonly log: StoreLogger,
-  ) {}
+  ) {
+    this.#thumbs = new ThumbnailFiles(root, path.join(root, INCOMING_DIR), log);
+  }
 
   /**
    * Creates `covers/`, `avatars/`, `.incoming/`, `.trash/<kind>/`, `.unattached/<kind>/` and
@@ -211,11 +213,11 @@ export class ImageStore {
       await handle.sync();
       await handle.close();
       handle = undefined;
-      await this.stripUploadMetadata(tempPath, format, field);
+      if (!(await this.#thumbs.stripUploadMetadata(tempPath, format))) throw notAnImage(field);
       const name = `${randomUUID()}.${FORMATS[format].ext}`;
       await fsp.rename(tempPath, path.join(this.root, kind, name));
       await syncDirectory(path.join(this.root, kind));
-      await this.writeThumbnails({ kind, name, relPath: `${kind}/${name}` });
+      await this.#thumbs.writeAll({ kind, name, relPath: `${kind}/${name}` });
       return `${kind}/${name}`;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -248,7 +250,7 @@ export class ImageStore {
   async openThumbnail(rawPath: unknown, width: ThumbnailWidth, field = 'path'): Promise<OpenedImage> {
     const image = parseImagePath(rawPath, field);
     if ((await this.resolve(image, field)) === undefined) throw imageNotFound(image.relPath);
-    const file = this.thumbnailFile(image, width);
+    const file = this.#thumbs.file(image, width);
     const tag = `${image.name}-w${width}`;
     const ready = await openServable(file, image.relPath, tag);
     if (ready !== undefined) return ready;
@@ -256,67 +258,11 @@ export class ImageStore {
       const real = await this.resolve(image, field);
       if (real === undefined) throw imageNotFound(image.relPath);
       if (await exists(file)) return;
-      if (!(await this.writeThumbnail(real, image, width))) throw new NotFound(`Image not found: ${image.relPath} cannot be decoded`);
+      if (!(await this.#thumbs.write(real, image, width))) throw new NotFound(`Image not found: ${image.relPath} cannot be decoded`);
     });
     const made = await openServable(file, image.relPath, tag);
     if (made === undefined) throw imageNotFound(image.relPath);
     return made;
-  }
-
-  private thumbnailFile(image: ImagePath, width: ThumbnailWidth): string {
-    return path.join(this.root, THUMBS_DIR, String(width), image.kind, `${image.name}.webp`);
-  }
-
-  /**
-   * Writes one thumbnail of the original at `real` through a temp file and a rename, so a
-   * reader never sees half of one. Returns false (and logs) when libvips cannot decode it.
-   */
-  private async writeThumbnail(real: string, image: ImagePath, width: ThumbnailWidth): Promise<boolean> {
-    const temp = path.join(this.root, INCOMING_DIR, `${randomUUID()}.thumb`);
-    try {
-      await renderThumbnail(real, temp, width);
-      const target = this.thumbnailFile(image, width);
-      // Recreated if someone removed the folder while the service runs (it is derived data).
-      await fsp.mkdir(path.dirname(target), { recursive: true });
-      await fsp.rename(temp, target);
-      return true;
-    } catch (error) {
-      await fsp.rm(temp, { force: true }).catch(() => undefined);
-      this.log.warn({ err: error, relPath: image.relPath, width }, 'could not make a thumbnail');
-      return false;
-    }
-  }
-
-  /** Both thumbnails of a just-stored image; failures are logged (first request retries). */
-  private async writeThumbnails(image: ImagePath): Promise<void> {
-    const real = path.join(this.root, image.kind, image.name);
-    await Promise.all(THUMBNAIL_WIDTHS.map((width) => this.writeThumbnail(real, image, width)));
-  }
-
-  /** Deletes the thumbnails of `image` (derived, so not trashed). Never throws; logs. */
-  private async removeThumbnails(image: ImagePath): Promise<void> {
-    for (const width of THUMBNAIL_WIDTHS) {
-      await fsp.rm(this.thumbnailFile(image, width), { force: true }).catch((error: unknown) => this.log.warn({ err: error, relPath: image.relPath, width }, 'could not remove a thumbnail'));
-    }
-  }
-
-  /**
-   * Replaces the complete upload at `tempPath` by a copy without EXIF, XMP or IPTC metadata when
-   * it has any (src/images/thumbnails.ts, `stripMetadata`), fsynced like the upload itself. 415
-   * on `field` when libvips cannot read it.
-   */
-  private async stripUploadMetadata(tempPath: string, format: ImageFormat, field: string): Promise<void> {
-    const stripped = path.join(this.root, INCOMING_DIR, `${randomUUID()}.strip`);
-    try {
-      if (!(await stripMetadata(tempPath, stripped, format))) return;
-      const handle = await fsp.open(stripped, 'r+');
-      await handle.sync().finally(() => handle.close());
-      await fsp.rename(stripped, tempPath);
-    } catch (error) {
-      await fsp.rm(stripped, { force: true }).catch(() => undefined);
-      this.log.warn({ err: error }, 'could not read an upload to strip its metadata');
-      throw notAnImage(field);
-    }
   }
 
   /**
@@ -350,7 +296,7 @@ export class ImageStore {
     }
     const now = new Date();
     await fsp.lutimes(trashed, now, now).catch((error: unknown) => this.log.warn({ err: error, trashed }, 'could not stamp a trashed image'));
-    await this.removeThumbnails(image);
+    await this.#thumbs.remove(image);
     await this.clearUnattached(image.relPath);
     return true;
   }
@@ -414,35 +360,8 @@ export class ImageStore {
       }
     }
     if (adopting) await fsp.writeFile(complete, '');
-    await this.sweepThumbnails();
+    await this.#thumbs.sweep();
     return trashed;
-  }
-
-  /**
-   * Part of the startup sweep: deletes every thumbnail whose original is no longer in
-   * `covers/` or `avatars/` (removed by a crash between the two, or trashed by the sweep just
-   * now) and every folder of a width no longer made. Thumbnails of kept images stay.
-   */
-  private async sweepThumbnails(): Promise<void> {
-    const widths = new Set<string>(THUMBNAIL_WIDTHS.map(String));
-    for (const folder of await fsp.readdir(path.join(this.root, THUMBS_DIR))) {
-      const dir = path.join(this.root, THUMBS_DIR, folder);
-      try {
-        if (!widths.has(folder)) {
-          await fsp.rm(dir, { recursive: true, force: true });
-          continue;
-        }
-        for (const kind of IMAGE_KINDS) {
-          for (const entry of await fsp.readdir(path.join(dir, kind))) {
-            const original = entry.endsWith('.webp') ? entry.slice(0, -'.webp'.length) : '';
-            if (original !== '' && (await exists(path.join(this.root, kind, original), true))) continue;
-            await fsp.rm(path.join(dir, kind, entry), { force: true, recursive: true });
-          }
-        }
-      } catch (error) {
-        this.log.warn({ err: error, dir }, 'could not sweep thumbnails');
-      }
-    }
   }
 
   private markerPath(image: ImagePath): string {
@@ -474,7 +393,7 @@ export class ImageStore {
       const image = parseImagePath(relPath);
       if ((await this.resolve(image, 'path')) === undefined) return;
       await fsp.rm(path.join(this.root, image.kind, image.name), { force: true });
-      await this.removeThumbnails(image);
+      await this.#thumbs.remove(image);
     } catch (error) {
       this.log.warn({ err: error, relPath }, 'could not discard an uploaded image');
     }
@@ -563,80 +482,6 @@ export class ImageStore {
   }
 }
 
-/**
- * Opens `file` (never through a link) when it is a regular file whose bytes start like an image;
- * `undefined` when it is missing, not a regular file, or not an image. `tag` starts the ETag.
- */
-async function openServable(file: string, relPath: string, tag: string): Promise<OpenedImage | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await fsp.open(file, OPEN_NO_FOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (isMissing(error) || code === 'ELOOP') return undefined;
-    throw error;
-  }
-  try {
-    const stat = await handle.stat();
-    const head = Buffer.alloc(SNIFF_BYTES);
-    const format = stat.isFile() ? sniffImageFormat(head.subarray(0, (await handle.read(head, 0, SNIFF_BYTES, 0)).bytesRead)) : undefined;
-    if (format === undefined) {
-      await handle.close();
-      return undefined;
-    }
-    const opened = handle;
-    return {
-      relPath,
-      size: stat.size,
-      modified: stat.mtime,
-      contentType: FORMATS[format].contentType,
-      etag: `"${tag}-${stat.size.toString(16)}-${Math.trunc(stat.mtimeMs).toString(16)}"`,
-      stream: () => opened.createReadStream({ start: 0, autoClose: true }),
-      close: () => opened.close(),
-    };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
 function leavesImages(field: string) {
   return invalidField(field, 'must stay inside the images folder');
-}
-
-/** Whether a directory entry exists (`asLink`: a link counts as itself, dangling or not). */
-async function exists(file: string, asLink = false): Promise<boolean> {
-  try {
-    await (asLink ? fsp.lstat(file) : fsp.stat(file));
-    return true;
-  } catch (error) {
-    if (isMissing(error)) return false;
-    throw error;
-  }
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
-    offset += bytesWritten;
-  }
-}
-
-/** Makes a rename durable (the directory entry reaches the disk); not supported everywhere. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await fsp.open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Windows cannot open or fsync a directory; the rename itself is still atomic.
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }
