@@ -44,7 +44,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       // Shown once, on the very first start; only its hash is kept.
       app.log.warn(
         { generatedPassword: password.generated },
-        'No APP_PASSWORD was set and none was stored: generated a login password (shown only this once; change it with npm run set-password)',
+        'No APP_PASSWORD was set and none was stored: generated a login password (shown only this once; change it at /settings or with npm run set-password)',
       );
     }
 
