@@ -132,6 +132,7 @@ export const stories = sqliteTable(
     index('stories_series_idx').on(t.seriesId, t.volume, t.createdAt),
     index('stories_series_id_idx').on(t.seriesId, t.id),
     index('stories_cover_idx').on(t.coverPath),
+    index('stories_source_url_idx').on(t.sourceUrl),
     check('stories_rating_range', sql`${t.rating} IS NULL OR ${t.rating} BETWEEN 1 AND 5`),
     check('stories_volume_range', sql`${t.volume} IS NULL OR ${t.volume} >= 0`),
   ],
@@ -214,6 +215,116 @@ export const searchOutbox = sqliteTable(
     index('search_outbox_lag_idx').on(t.attempts, t.enqueuedAt),
     check('search_outbox_kind', sql`${t.kind} IN ('story', 'author')`),
   ],
+);
+
+/**
+ * Named device tokens (docs/decisions.md, "Device tokens"): what an e-reader or app signs in with
+ * when it cannot keep a login cookie (OPDS, KOReader, scripts). The secret is shown once; only
+ * its SHA-256 is kept, plus the SHA-256 of its MD5 (KOReader sends md5(password) as its key).
+ * Revoking deletes the row, so a revoked token stops at its next request.
+ */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** The first characters of the secret, shown in lists so a person can tell tokens apart. */
+    prefix: text('prefix').notNull(),
+    /** Hex SHA-256 of the secret. */
+    hash: text('hash').notNull(),
+    /** Hex SHA-256 of the hex MD5 of the secret (KOReader's `x-auth-key`). */
+    kosyncKeyHash: text('kosync_key_hash').notNull(),
+    /** Comma-separated scopes: `read`, `progress`, `write`. */
+    scopes: text('scopes').notNull(),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [
+    uniqueIndex('api_tokens_hash_unique').on(t.hash),
+    uniqueIndex('api_tokens_kosync_key_hash_unique').on(t.kosyncKeyHash),
+    index('api_tokens_created_at_idx').on(t.createdAt, t.id),
+  ],
+);
+
+/**
+ * Every EPUB the library has handed out, by KOReader's partial MD5 of its bytes
+ * (docs/decisions.md, "KOReader sync"): the bytes are deterministic per version, so a hash names
+ * one rendition, and `spine` says which story each of its content documents holds.
+ */
+export const epubRenditions = sqliteTable(
+  'epub_renditions',
+  {
+    hash: text('hash').primaryKey(),
+    kind: text('kind', { enum: ['story', 'series', 'tag', 'search'] }).notNull(),
+    /** The story or series id, the tag name, or the search query. */
+    entityKey: text('entity_key').notNull(),
+    /** The `updatedAt` (or, for a book of several stories, a digest of theirs) it was made from. */
+    entityVersion: text('entity_version').notNull(),
+    /** JSON array, one element per spine item: the story id it holds, or null (title page, nav). */
+    spine: text('spine').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('epub_renditions_entity_idx').on(t.kind, t.entityKey), index('epub_renditions_created_at_idx').on(t.createdAt)],
+);
+
+/**
+ * KOReader positions for documents that are not a Storyshelf EPUB (docs/decisions.md,
+ * "KOReader sync"): the library is then a plain sync server for the reader's other books too.
+ */
+export const kosyncDocuments = sqliteTable(
+  'kosync_documents',
+  {
+    document: text('document').primaryKey(),
+    progress: text('progress').notNull(),
+    percentage: real('percentage').notNull(),
+    device: text('device').notNull(),
+    deviceId: text('device_id').notNull(),
+    /** Unix seconds, as KOReader compares it. */
+    timestamp: integer('timestamp').notNull(),
+  },
+  (t) => [index('kosync_documents_timestamp_idx').on(t.timestamp)],
+);
+
+/**
+ * Background jobs (docs/decisions.md, "Jobs"): imports and restores run one at a time off the
+ * request, survive a restart, and report progress. `params` and `state` are JSON owned by the
+ * job's kind; `errors` is a JSON array of `{file, error}`, bounded by the runner.
+ */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    status: text('status', { enum: ['queued', 'running', 'done', 'failed', 'cancelled'] }).notNull(),
+    total: integer('total').notNull().default(0),
+    done: integer('done').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    errors: text('errors').notNull().default('[]'),
+    params: text('params').notNull().default('{}'),
+    state: text('state').notNull().default('{}'),
+    createdAt: text('created_at').notNull(),
+    startedAt: text('started_at'),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [
+    index('jobs_status_idx').on(t.status, t.createdAt),
+    index('jobs_created_at_idx').on(t.createdAt, t.id),
+    check('jobs_status', sql`${t.status} IN ('queued', 'running', 'done', 'failed', 'cancelled')`),
+  ],
+);
+
+/**
+ * The words of the library that a misspelt query word may be corrected to (docs/decisions.md,
+ * "Typo tolerance"): a materialized copy of the full-text vocabulary with each word's document
+ * count, looked up by exact key for every one-edit variant of the query word. Its migration
+ * makes it WITHOUT ROWID by hand (drizzle cannot say so): the key is the row, half the size.
+ */
+export const searchTerms = sqliteTable(
+  'search_terms',
+  {
+    term: text('term').primaryKey(),
+    docs: integer('docs').notNull(),
+  },
 );
 
 export type AuthorRow = typeof authors.$inferSelect;
