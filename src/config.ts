@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Log levels pino understands; anything else is a configuration error. */
@@ -17,6 +18,22 @@ export type LogFormat = 'auto' | 'pretty' | 'json';
 const DEFAULT_REQUEST_TIMEOUT_S = 120;
 /** Headers are a few hundred bytes: 30 s is ample on any link, and Node's default is 60 s. */
 const DEFAULT_HEADERS_TIMEOUT_S = 30;
+
+/**
+ * Search threads by default: two, or one on a one-core machine (docs/decisions.md, "Search
+ * worker pool"). Two use both cores of the small machines this runs on while the event loop
+ * still has a core's worth of time between searches; more threads than cores only queue inside
+ * the kernel instead of in the pool.
+ */
+const DEFAULT_SEARCH_WORKERS = Math.min(2, os.availableParallelism());
+const SEARCH_WORKERS_MAX = 16;
+/**
+ * Searches that may wait for a thread before one more is answered 503: at ~25 ms for a common
+ * word at 100,000 stories on two threads, 64 waiting is ~0.8 s of queue (docs/performance.md,
+ * "Search worker pool").
+ */
+const DEFAULT_SEARCH_QUEUE_MAX = 64;
+const SEARCH_QUEUE_MAX_MAX = 10_000;
 
 export interface TypesenseConfig {
   readonly urls: readonly string[];
@@ -43,6 +60,10 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Time for a request's headers to arrive; never more than `requestTimeoutMs`. */
   readonly headersTimeoutMs: number;
+  /** Search worker threads; 0 runs searches on the event loop (`SEARCH_WORKERS`). */
+  readonly searchWorkers: number;
+  /** Searches that may wait for a search thread; past it, 503 (`SEARCH_QUEUE_MAX`). */
+  readonly searchQueueMax: number;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -105,6 +126,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const typesense = parseTypesense(value, problems);
 
+  const searchWorkers = parseCount(value('SEARCH_WORKERS') ?? String(DEFAULT_SEARCH_WORKERS), SEARCH_WORKERS_MAX);
+  if (searchWorkers === undefined) problems.push(`SEARCH_WORKERS must be an integer from 0 to ${SEARCH_WORKERS_MAX}, got "${env.SEARCH_WORKERS}"`);
+  const searchQueueMax = parseCount(value('SEARCH_QUEUE_MAX') ?? String(DEFAULT_SEARCH_QUEUE_MAX), SEARCH_QUEUE_MAX_MAX);
+  if (searchQueueMax === undefined) problems.push(`SEARCH_QUEUE_MAX must be an integer from 0 to ${SEARCH_QUEUE_MAX_MAX}, got "${env.SEARCH_QUEUE_MAX}"`);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -120,7 +146,16 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: logFormat as LogFormat,
     requestTimeoutMs: (requestTimeoutS as number) * 1000,
     headersTimeoutMs: (headersTimeoutS as number) * 1000,
+    searchWorkers: searchWorkers as number,
+    searchQueueMax: searchQueueMax as number,
   });
+}
+
+/** A whole number from 0 to `max`. */
+function parseCount(raw: string, max: number): number | undefined {
+  if (!/^\d{1,5}$/.test(raw)) return undefined;
+  const count = Number(raw);
+  return count <= max ? count : undefined;
 }
 
 function parsePort(raw: string): number | undefined {

@@ -25,12 +25,30 @@ export const DATABASE_FILE_NAME = 'library.db';
  */
 export function openDatabase(file: string): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const client = new Database(file);
-  try {
+  return withPragmas(new Database(file), (client) => {
     client.pragma('journal_mode = WAL');
     client.pragma('foreign_keys = ON');
-    client.pragma('busy_timeout = 5000');
     client.pragma('synchronous = NORMAL');
+  });
+}
+
+/**
+ * A second, read-only connection to an existing library database, for a reader thread (the
+ * search workers, docs/decisions.md, "Search worker pool"). It reads what the main connection
+ * has committed (WAL: each read transaction sees the last commit, and never waits for the
+ * writer), cannot write, and has the read-side settings of {@link openDatabase}: the busy timeout
+ * (a reader waits only while the WAL is being reset, briefly), SQLite's default 2 MB page cache,
+ * and the name-key function.
+ */
+export function openReadOnlyDatabase(file: string): Db {
+  return withPragmas(new Database(file, { readonly: true, fileMustExist: true }), () => undefined);
+}
+
+/** The settings every connection shares, then `specific`; the connection is closed if any fails. */
+function withPragmas(client: Database.Database, specific: (client: Database.Database) => void): Db {
+  try {
+    specific(client);
+    client.pragma('busy_timeout = 5000');
     // The name key as SQL, so a migration can key existing rows exactly as the code does.
     client.function('storyshelf_name_key', { deterministic: true }, (name: unknown) => (typeof name === 'string' ? nameKey(name) : null));
     return drizzle({ client, schema });

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { writeTransaction } from '../db/transaction.js';
 import type { SearchEngine } from '../search/engine.js';
 import { EmbeddedSearchEngine } from '../search/embedded/engine.js';
+import { createSearchPool } from '../search/embedded/search-pool.js';
 import { installOutboxTriggers } from '../search/typesense/outbox.js';
 import { onSearchChanges } from '../search/embedded/sync.js';
 import type { TypesenseSearchEngine } from '../search/typesense/engine.js';
@@ -26,10 +27,24 @@ export const SHUTDOWN_FLUSH_MS = 5000;
  * transaction (rows that were in the library before the search migration, or written by a
  * script) is indexed, so the index, and with Typesense the outbox, start in step with the
  * tables. Typesense itself is contacted in the background: the app never waits for it.
+ *
+ * The embedded engine's queries run on the search worker pool (`SEARCH_WORKERS` threads,
+ * docs/decisions.md, "Search worker pool"), whose threads start with the first search and end
+ * when the app closes.
  */
 export const searchPlugin = fp(
   async (app) => {
-    const embedded = new EmbeddedSearchEngine(app.db, app.log);
+    const { searchWorkers, searchQueueMax } = app.config;
+    const pool =
+      searchWorkers === 0
+        ? undefined
+        : createSearchPool({
+            file: app.db.$client.name,
+            threads: searchWorkers,
+            queueMax: searchQueueMax,
+            onThreadError: (error) => app.log.error({ err: error }, 'a search worker thread died; it is replaced'),
+          });
+    const embedded = new EmbeddedSearchEngine(app.db, app.log, pool);
     let engine: SearchEngine = embedded;
     let typesense: TypesenseSearchEngine | undefined;
     if (app.config.typesense !== undefined) {

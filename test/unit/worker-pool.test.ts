@@ -1,0 +1,125 @@
+/**
+ * The worker pool (src/lib/worker-pool.ts) with a fixture worker module started from TypeScript
+ * (src/lib/module-worker.ts): answers and errors cross the thread boundary, at most `size` tasks
+ * run at once and `queueMax` wait, a task past its time limit or on a thread that dies fails
+ * while its thread is replaced, and a closed pool leaves no thread behind.
+ */
+import { spawnSync } from 'node:child_process';
+import { threadId } from 'node:worker_threads';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { workerModuleUrl } from '../../src/lib/module-worker.js';
+import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerTaskFailed, WorkerTaskTimeout, type WorkerPoolOptions } from '../../src/lib/worker-pool.js';
+
+const MODULE = '../fixtures/workers/task-worker.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function pool(t: Test, options: Partial<WorkerPoolOptions> = {}): WorkerPool {
+  const created = new WorkerPool({ callerUrl: import.meta.url, modulePath: MODULE, size: 2, queueMax: 8, taskTimeoutMs: 10_000, ...options });
+  t.teardown(() => created.close());
+  return created;
+}
+
+t.test('the module is named with .js and found as .ts beside a TypeScript caller, as .js beside a compiled one', async (t) => {
+  t.equal(workerModuleUrl('file:///app/src/search/x.ts', './w.js').href, 'file:///app/src/search/w.ts');
+  t.equal(workerModuleUrl('file:///app/dist/src/search/x.js', './w.js').href, 'file:///app/dist/src/search/w.js');
+  t.throws(() => workerModuleUrl('file:///app/src/x.ts', './w.ts'), /\.js extension/);
+});
+
+t.test('tasks run on worker threads, not this one, and their values and errors come back', async (t) => {
+  const workers = pool(t);
+  t.same(workers.stats(), { threads: 0, running: 0, queued: 0 }, 'no thread before the first task');
+  const answer = await workers.run<{ value: unknown; threadId: number }>('echo', [{ a: [1, 'two'], when: new Date(5) }]);
+  t.same(answer.value, { a: [1, 'two'], when: new Date(5) }, 'structured clone both ways');
+  t.not(answer.threadId, threadId, 'ran on another thread');
+
+  const failure = await workers.run('fail', ['no such column: x', 'SQLITE_ERROR']).catch((error: unknown) => error);
+  t.ok(failure instanceof WorkerTaskFailed, 'a handler error is a WorkerTaskFailed');
+  t.match(failure, { message: 'no such column: x', code: 'SQLITE_ERROR', errorName: 'Error' }, 'with its message and code');
+  await t.rejects(workers.run('nope', []), { message: 'No task named "nope"' });
+  await t.rejects(workers.run('unclonable', []), WorkerTaskFailed, 'a result that cannot be cloned fails the task');
+  t.equal((await workers.run<{ value: number }>('echo', [7])).value, 7, 'the thread still answers');
+});
+
+t.test('at most `size` tasks run at once, `queueMax` wait in order, one more is refused at once', async (t) => {
+  const workers = pool(t, { size: 2, queueMax: 2 });
+  const started = Date.now();
+  const running = [workers.run<number>('block', [300]), workers.run<number>('block', [300]), workers.run<number>('block', [300]), workers.run<number>('block', [300])];
+  t.same(workers.stats(), { threads: 2, running: 2, queued: 2 });
+  await t.rejects(workers.run('echo', [1]), WorkerPoolBusy, 'the fifth is refused');
+  const threads = await Promise.all(running);
+  t.equal(new Set(threads).size, 2, 'two threads shared the four tasks');
+  t.ok(Date.now() - started >= 550, 'two rounds of 300 ms: never more than two at once');
+  t.same(workers.stats(), { threads: 2, running: 0, queued: 0 });
+});
+
+t.test('a task past its time limit fails, and its thread is replaced', async (t) => {
+  const workers = pool(t, { size: 1, taskTimeoutMs: 200 });
+  const first = await workers.run<{ threadId: number }>('echo', [1]);
+  const queued = workers.run<{ threadId: number }>('echo', [2]);
+  const slow = workers.run('block', [2_000]);
+  // The echo was queued first, so it ran first; now the block runs.
+  await queued;
+  await t.rejects(slow, WorkerTaskTimeout);
+  const after = await workers.run<{ threadId: number }>('echo', [3]);
+  t.not(after.threadId, first.threadId, 'a new thread answers');
+  t.equal(workers.stats().threads, 1);
+});
+
+t.test('a thread that dies fails its task; the next task gets a new thread', async (t) => {
+  const errors: unknown[] = [];
+  const workers = pool(t, { size: 1, onThreadError: (error) => errors.push(error) });
+  const before = await workers.run<{ threadId: number }>('echo', [1]);
+  const crashing = workers.run('crash', []);
+  const queued = workers.run<{ threadId: number }>('echo', [2]);
+  await t.rejects(crashing, WorkerGone, 'the running task fails');
+  t.not((await queued).threadId, before.threadId, 'the task queued behind it runs on a new thread');
+  t.equal(errors.length, 1, 'the death is reported once');
+  const after = await workers.run<{ threadId: number }>('echo', [3]);
+  t.not(after.threadId, before.threadId, 'on a new thread');
+
+  // A thread killed from outside (what an out-of-memory end looks like) is replaced too.
+  const blocked = workers.run('block', [5_000]);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await workers.workers()[0]?.terminate();
+  await t.rejects(blocked, WorkerGone);
+  t.equal((await workers.run<{ value: number }>('echo', [4])).value, 4);
+});
+
+t.test('a thread that cannot start fails the waiting tasks instead of restarting in a loop', async (t) => {
+  const workers = pool(t, { size: 1, workerData: { bootFails: true } });
+  const tasks = [workers.run('echo', [1]), workers.run('echo', [2]), workers.run('echo', [3])];
+  for (const task of tasks) await t.rejects(task, WorkerGone);
+  t.equal(workers.stats().threads, 0, 'no thread left starting');
+});
+
+t.test('close fails the waiting tasks, ends every thread, and refuses new tasks', async (t) => {
+  const workers = pool(t, { size: 1 });
+  const running = workers.run<number>('block', [200]);
+  const waiting = workers.run('echo', [1]).catch((error: unknown) => error);
+  const exits = workers.workers().map((worker) => new Promise((resolve) => worker.once('exit', resolve)));
+  await workers.close();
+  t.equal(typeof (await running), 'number', 'the running task finished first');
+  t.ok((await waiting) instanceof WorkerGone, 'the waiting task fails');
+  await Promise.all(exits);
+  t.same(workers.stats(), { threads: 0, running: 0, queued: 0 });
+  await t.rejects(workers.run('echo', [2]), WorkerGone);
+});
+
+t.test('a process that used a pool exits by itself, closed or not', async (t) => {
+  for (const close of [true, false]) {
+    const script = `
+      import { WorkerPool } from './src/lib/worker-pool.ts';
+      const pool = new WorkerPool({ callerUrl: ${JSON.stringify(import.meta.url)}, modulePath: ${JSON.stringify(MODULE)}, size: 2, queueMax: 4, taskTimeoutMs: 5000 });
+      await Promise.all([pool.run('echo', [1]), pool.run('echo', [2])]);
+      ${close ? 'await pool.close();' : ''}
+      console.log('done');
+    `;
+    const result = spawnSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    t.equal(result.signal, null, `not killed by the time limit (close: ${close})`);
+    t.equal(result.status, 0, result.stderr);
+    t.match(result.stdout, /done/);
+  }
+});
