@@ -66,6 +66,8 @@ export const searchPlugin = fp(
       await engine.flush?.(SHUTDOWN_FLUSH_MS);
       unsubscribe();
       await engine.close();
+      // Typesense leaves its fallback open; the embedded engine holds the search threads.
+      if (engine !== embedded) await embedded.close();
     });
   },
   { name: 'storyshelf-search', fastify: '5.x', dependencies: ['storyshelf-db'] },

@@ -7,6 +7,8 @@
 import t from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createAuthor, createStory } from '../helpers/factories.js';
+import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
+import { buildTypesenseApp } from '../helpers/fake-typesense/app.js';
 import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
 import { authorSearchRequest, storySearchRequest } from '../../src/search/service.js';
 import type { StorySearchInput, AuthorSearchInput } from '../../src/search/service.js';
@@ -151,4 +153,17 @@ t.test('SEARCH_WORKERS=0 searches in process', async (t) => {
   await createStory(ctx, { title: 'Inline lantern' });
   t.equal((ctx.app.searchEngine as EmbeddedSearchEngine).pool, undefined);
   t.equal((await ctx.get('/api/stories/search?query=lantern')).json().totalHits, 1);
+});
+
+t.test('with Typesense configured, its fallback searches on the pool, and closing the app ends the threads', async (t) => {
+  const fake = await startFakeTypesense(t);
+  const ctx = await buildTypesenseApp(t, fake, { SEARCH_WORKERS: '1' });
+  await createStory(ctx, { title: 'Harbour lights' });
+  await fake.down('refused');
+  const res = await ctx.get('/api/stories/search?query=harbour');
+  t.equal(res.json().totalHits, 1, 'the embedded engine answers during the outage');
+  const pool = (ctx.engine as unknown as { embedded: EmbeddedSearchEngine }).embedded.pool;
+  t.equal(pool?.stats().threads, 1, 'on its search thread');
+  await ctx.app.close();
+  t.equal(pool?.stats().threads, 0, 'which the app closed');
 });
