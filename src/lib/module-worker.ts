@@ -27,19 +27,28 @@ import('node:worker_threads')
   .then(({ workerData }) => import(workerData.__tsx).then((tsx) => { tsx.register(); return import(workerData.__module); }));
 `;
 
+/** Flags that load code (tsx, a loader, conditions): what a worker needs of the process's flags. */
+const MODULE_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C', '--enable-source-maps']);
+
 /**
- * The process's flags without `--input-type`, which a worker inherits but Node refuses for a
- * worker started from a file ("--input-type can only be used with string input"): a script run
- * with `node --input-type=module -e` could not start one otherwise.
+ * The options for a worker started from a file. A worker inherits the process's flags, which is
+ * right, except that Node refuses `--input-type` for a file ("--input-type can only be used with
+ * string input"), so a script run with `node --input-type=module -e` could not start one. Then
+ * only the flags that load code are passed on: given explicitly, Node also refuses V8 flags such
+ * as `npm start`'s `--max-semi-space-size` (ERR_WORKER_INVALID_EXEC_ARGV), which it ignores when
+ * inherited.
  */
-function fileWorkerArgs(): string[] {
-  const args: string[] = [];
+function fileWorkerOptions(options: WorkerOptions): WorkerOptions {
+  if (options.execArgv !== undefined || !process.execArgv.some((arg) => arg.startsWith('--input-type'))) return options;
+  const execArgv: string[] = [];
   for (let i = 0; i < process.execArgv.length; i += 1) {
     const arg = process.execArgv[i] as string;
-    if (arg === '--input-type') i += 1;
-    else if (!arg.startsWith('--input-type=')) args.push(arg);
+    const name = arg.split('=')[0] as string;
+    if (!MODULE_FLAGS.has(name)) continue;
+    execArgv.push(arg);
+    if (name === arg && name !== '--enable-source-maps' && i + 1 < process.execArgv.length) execArgv.push(process.execArgv[++i] as string);
   }
-  return args;
+  return { ...options, execArgv };
 }
 
 /** The worker module's URL: `relativePath` (ending `.js`) beside `callerUrl`, as `.ts` when the caller is. */
@@ -57,7 +66,7 @@ export function workerModuleUrl(callerUrl: string, relativePath: string): URL {
  */
 export function startModuleWorker(callerUrl: string, relativePath: string, options: WorkerOptions = {}): Worker {
   const url = workerModuleUrl(callerUrl, relativePath);
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { execArgv: fileWorkerArgs(), ...options });
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, fileWorkerOptions(options));
   const data: unknown = options.workerData ?? {};
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('A TypeScript worker module needs an object (or no) workerData');
   return new Worker(TSX_BOOTSTRAP, {

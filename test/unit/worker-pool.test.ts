@@ -108,18 +108,38 @@ t.test('close fails the waiting tasks, ends every thread, and refuses new tasks'
   await t.rejects(workers.run('echo', [2]), WorkerGone);
 });
 
-t.test('a process that used a pool exits by itself, closed or not', async (t) => {
-  for (const close of [true, false]) {
-    const script = `
-      import { WorkerPool } from './src/lib/worker-pool.ts';
-      const pool = new WorkerPool({ callerUrl: ${JSON.stringify(import.meta.url)}, modulePath: ${JSON.stringify(MODULE)}, size: 2, queueMax: 4, taskTimeoutMs: 5000 });
-      await Promise.all([pool.run('echo', [1]), pool.run('echo', [2])]);
-      ${close ? 'await pool.close();' : ''}
-      console.log('done');
-    `;
-    const result = spawnSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
-    t.equal(result.signal, null, `not killed by the time limit (close: ${close})`);
-    t.equal(result.status, 0, result.stderr);
-    t.match(result.stdout, /done/);
+/** Runs `node <flags> -e <code>` from the repository root; the code sees `pool` and `done()`. */
+function runScript(flags: string[], moduleInput: boolean, callerUrl: string, modulePath: string, close: boolean) {
+  const body = `
+    const pool = new WorkerPool({ callerUrl: ${JSON.stringify(callerUrl)}, modulePath: ${JSON.stringify(modulePath)}, size: 2, queueMax: 4, taskTimeoutMs: 5000 });
+    const answers = await Promise.all([pool.run('echo', [1]), pool.run('echo', [2])]);
+    ${close ? 'await pool.close();' : ''}
+    console.log('done', answers.map((answer) => answer.value).join(','));
+  `;
+  const code = moduleInput
+    ? `import { WorkerPool } from './src/lib/worker-pool.ts';\n${body}`
+    : `import('./src/lib/worker-pool.ts').then(async ({ WorkerPool }) => {${body}});`;
+  return spawnSync(process.execPath, [...flags, '--import=tsx', ...(moduleInput ? ['--input-type=module'] : []), '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+}
+
+t.test('a process that used a pool exits by itself, closed or not, whatever flags it runs with', async (t) => {
+  // A TypeScript worker (started through tsx) and a plain JavaScript one (as from dist/, named
+  // from a .js caller), under npm start's V8 flag and with code given to -e as a module or not.
+  const modules = [
+    { callerUrl: import.meta.url, modulePath: MODULE },
+    { callerUrl: new URL('../fixtures/workers/caller.js', import.meta.url).href, modulePath: './plain-worker.js' },
+  ];
+  for (const { callerUrl, modulePath } of modules) {
+    for (const [flags, moduleInput, close] of [
+      [[], true, true],
+      [['--max-semi-space-size=4'], true, false],
+      [['--max-semi-space-size=4'], false, true],
+    ] as const) {
+      const result = runScript([...flags], moduleInput, callerUrl, modulePath, close);
+      const label = `${modulePath}, ${[...flags, moduleInput ? '--input-type=module' : 'script'].join(' ')}, ${close ? 'closed' : 'not closed'}`;
+      t.equal(result.signal, null, `not killed by the time limit: ${label}`);
+      t.equal(result.status, 0, `${label}: ${result.stderr}`);
+      t.match(result.stdout, /done 1,2/, label);
+    }
   }
 });
