@@ -29,8 +29,8 @@ export const SHUTDOWN_FLUSH_MS = 5000;
  * tables. Typesense itself is contacted in the background: the app never waits for it.
  *
  * The embedded engine's queries run on the search worker pool (`SEARCH_WORKERS` threads,
- * docs/decisions.md, "Search worker pool"), whose threads start with the first search and end
- * when the app closes.
+ * docs/decisions.md, "Search worker pool"), whose threads start when the server listens (or with
+ * the first search) and end when the app closes.
  */
 export const searchPlugin = fp(
   async (app) => {
@@ -57,6 +57,12 @@ export const searchPlugin = fp(
     const unsubscribe = onSearchChanges(app.db, (tx, changes) => engine.documentsChanged(tx, changes));
     writeTransaction(app.db, () => undefined);
     app.decorate('searchEngine', engine);
+    // A listening server starts its search threads at once, so the first search does not wait
+    // for one to load; an app driven by inject (tests, scripts) starts them on its first search.
+    app.addHook('onListen', (done) => {
+      pool?.warm();
+      done();
+    });
     typesense?.start();
     app.addHook('preClose', (done) => {
       engine.stopLongWork();

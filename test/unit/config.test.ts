@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig, resolveLogFormat } from '../../src/config.js';
@@ -58,4 +59,24 @@ t.test('log format: pretty at a terminal, JSON elsewhere, unless LOG_FORMAT says
   t.equal(resolveLogFormat(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat, true), 'json');
   t.equal(resolveLogFormat(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, false), 'pretty');
   t.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT/);
+});
+
+t.test('search threads and their queue', async (t) => {
+  const defaults = loadConfig({});
+  t.equal(defaults.searchWorkers, Math.min(2, os.availableParallelism()), 'two, or one on a one-core machine');
+  t.equal(defaults.searchQueueMax, 64);
+  const set = loadConfig({ SEARCH_WORKERS: '0', SEARCH_QUEUE_MAX: '0' });
+  t.equal(set.searchWorkers, 0, '0 searches in process');
+  t.equal(set.searchQueueMax, 0);
+  for (const env of [{ SEARCH_WORKERS: '17' }, { SEARCH_WORKERS: '-1' }, { SEARCH_WORKERS: 'two' }, { SEARCH_QUEUE_MAX: '10001' }, { SEARCH_QUEUE_MAX: '1.5' }]) {
+    const problems = (() => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    })();
+    t.match(problems, [new RegExp(Object.keys(env)[0] as string)], `refused: ${JSON.stringify(env)}`);
+  }
 });

@@ -43,6 +43,16 @@ t.test('tasks run on worker threads, not this one, and their values and errors c
   t.equal((await workers.run<{ value: number }>('echo', [7])).value, 7, 'the thread still answers');
 });
 
+t.test('warm starts every thread before any task, and tasks then use them', async (t) => {
+  const workers = pool(t, { size: 2 });
+  workers.warm();
+  t.equal(workers.stats().threads, 2);
+  const answers = await Promise.all([workers.run<{ threadId: number }>('echo', [1]), workers.run<{ threadId: number }>('echo', [2])]);
+  t.equal(new Set(answers.map((answer) => answer.threadId)).size, 2, 'one task on each');
+  workers.warm();
+  t.equal(workers.stats().threads, 2, 'never more than the size');
+});
+
 t.test('at most `size` tasks run at once, `queueMax` wait in order, one more is refused at once', async (t) => {
   const workers = pool(t, { size: 2, queueMax: 2 });
   const started = Date.now();
