@@ -39,7 +39,7 @@ export interface FeedHead {
   up?: { path: string; kind: 'navigation' | 'acquisition' };
 }
 
-function head(links: OpdsLinks, feed: FeedHead, kind: 'navigation' | 'acquisition'): string {
+function head(links: OpdsLinks, feed: FeedHead, kind: 'navigation' | 'acquisition', page = 0): string {
   const type = kind === 'navigation' ? NAVIGATION_TYPE : ACQUISITION_TYPE;
   const up = feed.up ?? { path: '', kind: 'navigation' as const };
   return [
@@ -47,7 +47,7 @@ function head(links: OpdsLinks, feed: FeedHead, kind: 'navigation' | 'acquisitio
     `<title>${xml(feed.title)}</title>`,
     `<updated>${xml(feed.updated)}</updated>`,
     '<author><name>Storyshelf</name></author>',
-    linkElement({ rel: 'self', href: links.feed(feed.path, feed.query), type }),
+    linkElement({ rel: 'self', href: links.feed(feed.path, { ...feed.query, page: page === 0 ? undefined : page }), type }),
     linkElement({ rel: 'start', href: links.feed(''), type: NAVIGATION_TYPE }),
     ...(feed.path === '' ? [] : [linkElement({ rel: 'up', href: links.feed(up.path), type: up.kind === 'navigation' ? NAVIGATION_TYPE : ACQUISITION_TYPE })]),
     linkElement({ rel: 'search', href: links.feed('/search.xml'), type: OPENSEARCH_TYPE }),
@@ -115,7 +115,7 @@ export function pagedNavigationFeed(links: OpdsLinks, feed: FeedHead, result: Na
     updated: item.updated,
   }));
   return document([
-    head(links, feed, 'navigation'),
+    head(links, feed, 'navigation', result.page),
     ...paging(links, feed, result.page, result.total, NAVIGATION_TYPE),
     ...items.map((item) => navigationEntry(links, item)),
   ]);
@@ -170,7 +170,7 @@ function sortFacets(links: OpdsLinks, path: string, active: OpdsSort): string[] 
 /** A page of stories; `facets` gives the all-stories feed its sort facets. */
 export function acquisitionFeed(links: OpdsLinks, feed: FeedHead, result: StoryPage, facets?: { active: OpdsSort }): string {
   return document([
-    head(links, feed, 'acquisition'),
+    head(links, feed, 'acquisition', result.page),
     ...paging(links, feed, result.page, result.total, ACQUISITION_TYPE),
     ...(facets === undefined ? [] : sortFacets(links, feed.path, facets.active)),
     ...result.stories.map((story) => storyEntry(links, story)),
