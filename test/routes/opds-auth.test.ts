@@ -6,7 +6,10 @@
  */
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { buildTestApp, type TestContext } from '../helpers/app.js';
+import type { RouteOptions } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { buildTestApp, tempDataDir, type TestContext } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 import * as img from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';
@@ -44,6 +47,27 @@ t.test('without credentials, or with wrong ones, the catalog answers 401 with th
   const unknown = await ctx.app.inject({ method: 'GET', url: '/opds/k/sst_secret-ish/nope' });
   t.equal(unknown.statusCode, 404);
   t.notOk(unknown.body.includes('sst_secret-ish'), 'nor does the 404');
+});
+
+t.test('every OPDS route, in both forms, is 401 with the challenge without valid credentials', async (t) => {
+  const routes: string[] = [];
+  const config = loadConfig({ DATA_DIR: tempDataDir(t), APP_PASSWORD: 'pw', LOG_LEVEL: 'silent' });
+  const app = await buildApp(config, {
+    logger: false,
+    onRoute: (route: RouteOptions) => {
+      if ([route.method].flat().includes('GET') && route.url.startsWith('/opds')) routes.push(route.url);
+    },
+  });
+  t.teardown(() => app.close());
+  t.ok(routes.length >= 26, `found ${routes.length} OPDS routes`);
+  t.ok(routes.some((url) => url.startsWith('/opds/k/:token')), 'the path form among them');
+  for (const [i, route] of routes.entries()) {
+    const url = route.replace(':token', 'sst_wrong').replace(/:[A-Za-z]+/g, '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b').replace(/\*$/, 'covers/x.png');
+    // Each from its own address: wrong tokens count as failed logins, and enough of them lock an address out (429).
+    const res = await app.inject({ method: 'GET', url, remoteAddress: `10.0.0.${i + 1}` });
+    t.equal(res.statusCode, 401, route);
+    t.equal(res.headers['www-authenticate'], CHALLENGE, `${route}: the challenge`);
+  }
 });
 
 t.test('the login cookie, a login Bearer, Basic and Bearer device tokens and the path form all read the catalog', async (t) => {
