@@ -109,7 +109,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     { prefix: '/api' },
   );
-  // The OPDS catalog: feeds for e-readers, with the API's JSON errors (docs/api.md, "OPDS").
+  // The OPDS catalog: feeds for e-readers, with the API's JSON errors (docs/api.md, "OPDS catalog").
   await app.register(opdsPlugin);
   // The pages, after the API: their own CSP, form bodies, login redirect and HTML errors, all
   // in their own scope (docs/web.md, "Layout").

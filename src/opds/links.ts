@@ -1,5 +1,5 @@
 /**
- * Where each link of a feed points (docs/api.md, "OPDS"). A feed asked for in the path form,
+ * Where each link of a feed points (docs/api.md, "OPDS catalog"). A feed asked for in the path form,
  * `/opds/k/<token>/…`, links only to the path form, covers and EPUBs included: the clients that
  * need it drop Basic credentials on downloads and images (docs/decisions.md, "OPDS catalog").
  * Links are root-relative; Atom resolves them against the feed's own address.

@@ -9,7 +9,7 @@ import { OPDS_ROOT } from './links.js';
 export const OPDS_CHALLENGE = 'Basic realm="Storyshelf OPDS", charset="UTF-8"';
 
 /**
- * The OPDS 1.2 catalog (docs/api.md, "OPDS"): the same feeds at `/opds` for the login cookie, a
+ * The OPDS 1.2 catalog (docs/api.md, "OPDS catalog"): the same feeds at `/opds` for the login cookie, a
  * Bearer token or Basic with a device token as the password, and at `/opds/k/<token>` for the
  * readers that drop Basic on downloads and images. Errors are the API's JSON; a 401 carries the
  * Basic challenge. The routes stay out of the OpenAPI document, which describes the JSON API.

@@ -1,5 +1,5 @@
 /**
- * The feeds as OPDS 1.2 Atom documents (docs/api.md, "OPDS"), from small string templates: every
+ * The feeds as OPDS 1.2 Atom documents (docs/api.md, "OPDS catalog"), from small string templates: every
  * value goes through the one escaper, `xml` (./xml.ts). Each feed has an id, a title, an
  * `updated`, a feed-level author (so entries without one stay valid Atom), `self`/`start`/`up`
  * and search links; acquisition feeds add paging links and the OpenSearch counts.

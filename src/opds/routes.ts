@@ -50,7 +50,7 @@ function sendXml(request: FastifyRequest, reply: FastifyReply, body: string, typ
 }
 
 /**
- * The catalog's feeds (docs/api.md, "OPDS"), registered twice by ./plugin.ts: at `/opds` for the
+ * The catalog's feeds (docs/api.md, "OPDS catalog"), registered twice by ./plugin.ts: at `/opds` for the
  * cookie, Bearer and Basic forms and at `/opds/k/:token` for the path form. Every route is a GET
  * and so needs a device token's `read` scope.
  */

@@ -1,5 +1,5 @@
 /**
- * What each OPDS feed shows (docs/api.md, "OPDS"; docs/decisions.md, "OPDS catalog"), taken from
+ * What each OPDS feed shows (docs/api.md, "OPDS catalog"; docs/decisions.md, "OPDS catalog"), taken from
  * the same list, progress and search services the API and the pages use, paged 50 at a time
  * with the API's 0-based `page`. The feeds' markup is ./present.ts.
  */

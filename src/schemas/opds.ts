@@ -1,5 +1,5 @@
 /**
- * The OPDS catalog's contracts (docs/api.md, "OPDS"): the page and sort of its feeds, the search
+ * The OPDS catalog's contracts (docs/api.md, "OPDS catalog"): the page and sort of its feeds, the search
  * text, the path token, and the XML bodies. The routes are left out of the OpenAPI document,
  * which describes the JSON API (docs/decisions.md, "OPDS catalog").
  */

@@ -1,5 +1,5 @@
 /**
- * Reading OPDS feeds in tests (docs/api.md, "OPDS"): a feed parsed as XML (htmlparser2 in XML
+ * Reading OPDS feeds in tests (docs/api.md, "OPDS catalog"): a feed parsed as XML (htmlparser2 in XML
  * mode, which decodes entities as an XML parser does), its links and entries as plain objects,
  * and the real checkers, xmllint and jing with the Atom grammar of test/fixtures/atom.rnc, run
  * once over a batch of documents.

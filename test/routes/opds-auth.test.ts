@@ -1,5 +1,5 @@
 /**
- * Who may read the OPDS catalog, and how (docs/api.md, "OPDS"; docs/decisions.md, "OPDS
+ * Who may read the OPDS catalog, and how (docs/api.md, "OPDS catalog"; docs/decisions.md, "OPDS
  * catalog"): the Basic challenge on 401, the login cookie, Bearer, Basic with a device token as
  * the password, the `read` scope, and the path form, whose feeds link only to the path form
  * (covers and EPUBs too) and whose token never reaches the logs.

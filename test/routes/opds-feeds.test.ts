@@ -1,5 +1,5 @@
 /**
- * The OPDS catalog's feeds (docs/api.md, "OPDS"; docs/decisions.md, "OPDS catalog") through the
+ * The OPDS catalog's feeds (docs/api.md, "OPDS catalog"; docs/decisions.md, "OPDS catalog") through the
  * real HTTP stack on a real SQLite file: the shape of each feed kind, the entries, paging, the
  * sort facets, the navigation to authors, series and tags, continue reading, search, the
  * OpenSearch description, and conditional GETs.
