@@ -7,7 +7,7 @@ import type { Db } from '../db/open.js';
 import { getAuthor, listAuthors } from '../authors/service.js';
 import { listSeries } from '../series/service.js';
 import { getTag, listTags } from '../tags/service.js';
-import { seriesStoryIdList, storyIdPage } from '../stories/list-service.js';
+import { ratedStoryIdPage, seriesStoryIdList, storyIdPage } from '../stories/list-service.js';
 import { continueReadingIds } from '../stories/progress-service.js';
 import type { StoryFilter } from '../stories/page-queries.js';
 import { answerStorySearch } from '../search/service.js';
@@ -66,7 +66,8 @@ export function allStories(db: Db, sort: OpdsSort, page: number): StoryPage {
 
 /** Rated stories only, best first. */
 export function topRated(db: Db, page: number): StoryPage {
-  return filteredPage(db, { minRating: 1 }, SORT_ORDERS.rating, page);
+  const { ids, total } = ratedStoryIdPage(db, { page, size: OPDS_PAGE_SIZE });
+  return { stories: loadOpdsStories(db, ids), total, page };
 }
 
 /** An author's stories, newest first, with the author's name; 404 when there is no such author. */

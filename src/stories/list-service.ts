@@ -104,6 +104,20 @@ export function storyIdPage(db: Db, filter: StoryFilter, query: StoryListQuery):
   return { ids, total };
 }
 
+/**
+ * One page of the rated stories, best first (then id, as the rating sort of the lists): the
+ * rated part of the `(rating, id)` index, read from its nearer end, so a late page costs what the
+ * first does (a `minRating` filter sorts every rated story instead: 120 ms for page 50 of
+ * 16,000). For the OPDS top-rated feed (src/opds).
+ */
+export function ratedStoryIdPage(db: Db, query: { page: number; size: number }): { ids: string[]; total: number } {
+  const total = countFilteredStories(db, { minRating: 1 });
+  const window = pageWindow(query);
+  if (window.offset >= total) return { ids: [], total };
+  const rated = { limit: Math.min(window.limit, total - window.offset), offset: window.offset };
+  return { ids: sortedStoryIds(db, { kind: 'all' }, 'rating', 'desc', rated, countStories(db, { kind: 'all' })), total };
+}
+
 /** One page of cards of the stories that pass the filter, in the query's order (defaults as the API's). */
 export function storyCardPage(db: Db, filter: StoryFilter, query: StoryListQuery): StoryCardPage {
   const { ids, total } = storyIdPage(db, filter, query);

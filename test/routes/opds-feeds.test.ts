@@ -154,6 +154,7 @@ t.test('the all-stories feed offers five sort facets, the current one active', a
   t.same(await titles('/opds/stories?sort=rating'), ['alpha', 'Bravo', 'Charlie'], 'best first, unrated last');
   t.same(await titles('/opds/top-rated'), ['alpha', 'Bravo'], 'top rated leaves unrated stories out');
   const top = await feed(t, ctx, '/opds/top-rated', 'acquisition');
+  t.equal(top.totalResults, 2, 'counts rated stories only');
   t.equal(
     top.links.filter((link) => link.rel === FACET).length,
     0,
@@ -281,4 +282,23 @@ t.test('feeds carry an ETag and answer 304 while unchanged', async (t) => {
   const changed = await ctx.request({ method: 'GET', url: '/opds/stories', headers: { 'if-none-match': etag } });
   t.equal(changed.statusCode, 200, 'a change makes a new feed');
   t.not(changed.headers.etag, etag);
+});
+
+t.test('top rated pages through the rated stories only, in the rating order of the lists', async (t) => {
+  const ctx = await buildTestApp(t);
+  for (let i = 0; i < 51; i += 1) await createStory(ctx, { title: `Rated ${i}`, rating: (i % 5) + 1 });
+  for (let i = 0; i < 5; i += 1) await createStory(ctx, { title: `Unrated ${i}` });
+  const first = await feed(t, ctx, '/opds/top-rated', 'acquisition');
+  const second = await feed(t, ctx, '/opds/top-rated?page=1', 'acquisition');
+  t.equal(first.totalResults, 51);
+  t.equal(first.entries.length, 50);
+  t.equal(second.entries.length, 1, 'the last page stops where the rated stories do');
+  t.equal(linkHref(first.links, 'last'), '/opds/top-rated?page=1');
+  const api = (await ctx.get('/api/stories?sortBy=rating&sortDir=desc&size=100')).json() as { content: { id: string }[] };
+  t.same(
+    [...first.entries, ...second.entries].map((entry) => entry.id),
+    api.content.slice(0, 51).map((story) => `urn:uuid:${story.id}`),
+    'the order of the API rating sort, unrated left out',
+  );
+  t.equal((await feed(t, ctx, '/opds/top-rated?page=2', 'acquisition')).entries.length, 0);
 });
