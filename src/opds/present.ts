@@ -100,8 +100,32 @@ function navigationEntry(links: OpdsLinks, item: NavigationLink): string {
 }
 
 /** The root, or any list of links to other feeds (not paged). */
-export function navigationFeed(links: OpdsLinks, feed: FeedHead, items: readonly NavigationLink[]): string {
+function navigationFeed(links: OpdsLinks, feed: FeedHead, items: readonly NavigationLink[]): string {
   return document([head(links, feed, 'navigation'), ...items.map((item) => navigationEntry(links, item))]);
+}
+
+/** The catalog root: every list, each entry as new as the library (`updated`). */
+export function catalogRoot(links: OpdsLinks, updated: string): string {
+  const entry = (key: string, title: string, text: string, path: string, extra: Partial<NavigationLink> = {}): NavigationLink => ({
+    key,
+    title,
+    text,
+    path,
+    kind: 'acquisition',
+    updated,
+    ...extra,
+  });
+  const items = [
+    entry('continue', 'Continue reading', 'Stories you have started, last read first', '/continue'),
+    entry('recent', 'Recently added', 'The newest stories first', '/stories', { query: { sort: 'added' }, rel: 'http://opds-spec.org/sort/new' }),
+    entry('updated', 'Recently updated', 'The most recently changed stories first', '/stories', { query: { sort: 'updated' } }),
+    entry('all', 'All stories A–Z', 'Every story by title', '/stories'),
+    entry('top-rated', 'Top rated', 'Rated stories, best first', '/top-rated', { rel: 'http://opds-spec.org/sort/popular' }),
+    entry('authors', 'Authors', 'Authors A–Z', '/authors', { kind: 'navigation' }),
+    entry('series', 'Series', 'Series A–Z, each in volume order', '/series', { kind: 'navigation' }),
+    entry('tags', 'Tags', 'Tags, most used first', '/tags', { kind: 'navigation' }),
+  ];
+  return navigationFeed(links, { key: 'catalog', title: 'Storyshelf', updated, path: '' }, items);
 }
 
 /** A paged list of authors, series or tags, each leading to the acquisition feed of its stories at `itemPath(id)`. */

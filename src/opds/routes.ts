@@ -10,12 +10,11 @@ import {
   ACQUISITION_TYPE,
   acquisitionFeed,
   NAVIGATION_TYPE,
-  navigationFeed,
+  catalogRoot,
   OPENSEARCH_TYPE,
   openSearchDescription,
   pagedNavigationFeed,
   type FeedHead,
-  type NavigationLink,
 } from './present.js';
 import * as opds from './service.js';
 
@@ -55,37 +54,16 @@ function sendXml(request: FastifyRequest, reply: FastifyReply, body: string, typ
  * and so needs a device token's `read` scope.
  */
 export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const acquisition = (head: FeedHead, page: opds.StoryPage, request: FastifyRequest, reply: FastifyReply, sort?: OpdsSort) =>
-    sendXml(
-      request,
-      reply,
-      acquisitionFeed(linksOf(request), head, page, sort === undefined ? undefined : { active: sort }),
-      ACQUISITION_TYPE,
-    );
+  /** An acquisition feed of the page, `updated` when its newest entry was (else the library). */
+  const acquisition = (request: FastifyRequest, reply: FastifyReply, head: Omit<FeedHead, 'updated'>, page: opds.StoryPage, sort?: OpdsSort) => {
+    const updated = opds.newest(app.db, page.stories.map((story) => story.updatedAt));
+    const facets = sort === undefined ? undefined : { active: sort };
+    return sendXml(request, reply, acquisitionFeed(linksOf(request), { ...head, updated }, page, facets), ACQUISITION_TYPE);
+  };
 
-  app.get('/', { schema: { tags: OPDS, summary: 'The catalog root (navigation)', response: xmlResponses } }, async (request, reply) => {
-    const updated = opds.libraryUpdated(app.db);
-    const entry = (key: string, title: string, text: string, path: string, extra: Partial<NavigationLink> = {}): NavigationLink => ({
-      key,
-      title,
-      text,
-      path,
-      kind: 'acquisition',
-      updated,
-      ...extra,
-    });
-    const items = [
-      entry('continue', 'Continue reading', 'Stories you have started, last read first', '/continue'),
-      entry('recent', 'Recently added', 'The newest stories first', '/stories', { query: { sort: 'added' }, rel: 'http://opds-spec.org/sort/new' }),
-      entry('updated', 'Recently updated', 'The most recently changed stories first', '/stories', { query: { sort: 'updated' } }),
-      entry('all', 'All stories A–Z', 'Every story by title', '/stories'),
-      entry('top-rated', 'Top rated', 'Rated stories, best first', '/top-rated', { rel: 'http://opds-spec.org/sort/popular' }),
-      entry('authors', 'Authors', 'Authors A–Z', '/authors', { kind: 'navigation' }),
-      entry('series', 'Series', 'Series A–Z, each in volume order', '/series', { kind: 'navigation' }),
-      entry('tags', 'Tags', 'Tags, most used first', '/tags', { kind: 'navigation' }),
-    ];
-    return sendXml(request, reply, navigationFeed(linksOf(request), { key: 'catalog', title: 'Storyshelf', updated, path: '' }, items), NAVIGATION_TYPE);
-  });
+  app.get('/', { schema: { tags: OPDS, summary: 'The catalog root (navigation)', response: xmlResponses } }, async (request, reply) =>
+    sendXml(request, reply, catalogRoot(linksOf(request), opds.libraryUpdated(app.db)), NAVIGATION_TYPE),
+  );
 
   app.get(
     '/stories',
@@ -94,8 +72,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { sort, page } = request.query;
       const result = opds.allStories(app.db, sort, page);
       const query = sort === 'title' ? {} : { sort };
-      const head = { key: `stories:${sort}`, title: SORT_TITLES[sort], updated: opds.newest(app.db, result.stories.map((s) => s.updatedAt)), path: '/stories', query };
-      return acquisition(head, result, request, reply, sort);
+      return acquisition(request, reply, { key: `stories:${sort}`, title: SORT_TITLES[sort], path: '/stories', query }, result, sort);
     },
   );
 
@@ -104,15 +81,13 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: OPDS, summary: 'Rated stories, best first', querystring: OpdsPageQuery, response: xmlResponses } },
     async (request, reply) => {
       const result = opds.topRated(app.db, request.query.page);
-      const head = { key: 'top-rated', title: 'Top rated', updated: opds.newest(app.db, result.stories.map((s) => s.updatedAt)), path: '/top-rated' };
-      return acquisition(head, result, request, reply);
+      return acquisition(request, reply, { key: 'top-rated', title: 'Top rated', path: '/top-rated' }, result);
     },
   );
 
   app.get('/continue', { schema: { tags: OPDS, summary: 'Stories being read, last read first', response: xmlResponses } }, async (request, reply) => {
     const result = opds.continueReading(app.db);
-    const head = { key: 'continue', title: 'Continue reading', updated: opds.newest(app.db, result.stories.map((s) => s.updatedAt)), path: '/continue' };
-    return acquisition(head, result, request, reply);
+    return acquisition(request, reply, { key: 'continue', title: 'Continue reading', path: '/continue' }, result);
   });
 
   app.get(
@@ -121,8 +96,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { q, page } = request.query;
       const result = await opds.search(app.db, app.searchEngine, q, page);
-      const updated = opds.newest(app.db, result.stories.map((s) => s.updatedAt));
-      return acquisition({ key: 'search', title: `Search: ${q}`, updated, path: '/search', query: { q } }, result, request, reply);
+      return acquisition(request, reply, { key: 'search', title: `Search: ${q}`, path: '/search', query: { q } }, result);
     },
   );
 
@@ -152,14 +126,8 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
       async (request, reply) => {
         const { id } = request.params;
         const result = stories(app.db, id, request.query.page);
-        const head: FeedHead = {
-          key: `${segment}:${id}`,
-          title: result.name,
-          updated: opds.newest(app.db, result.stories.map((s) => s.updatedAt)),
-          path: `/${segment}/${id}`,
-          up: { path: `/${segment}`, kind: 'navigation' },
-        };
-        return acquisition(head, result, request, reply);
+        const head = { key: `${segment}:${id}`, title: result.name, path: `/${segment}/${id}`, up: { path: `/${segment}`, kind: 'navigation' as const } };
+        return acquisition(request, reply, head, result);
       },
     );
   }
