@@ -9,7 +9,7 @@ import { escapeHtml, squeeze, type RawStory } from './raw-story.js';
 /** An HTML page: its `<title>` (else first `<h1>`) and its body; the sanitizer keeps what the policy allows. */
 export function parseHtmlFile(html: string): RawStory {
   const { document } = parseHTML(html);
-  const title = squeeze(document.title) ?? squeeze(document.querySelector('h1')?.textContent);
+  const title = squeeze(document.title) ?? squeeze(document.querySelector('title')?.textContent) ?? squeeze(document.querySelector('h1')?.textContent);
   const body = document.body?.innerHTML;
   return { ...(title === undefined ? {} : { title }), html: body !== undefined && body.trim() !== '' ? body : html };
 }
