@@ -98,3 +98,13 @@ export function unfinishedJobIds(db: DbOrTx): string[] {
     .all()
     .map((row) => row.id);
 }
+
+/** The queued or running jobs of one kind, oldest first. */
+export function unfinishedJobsOfKind(db: DbOrTx, kind: string): JobRow[] {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.kind, kind), notInArray(jobs.status, [...FINISHED])))
+    .orderBy(jobs.createdAt, jobs.id)
+    .all();
+}

@@ -4,6 +4,7 @@ import { jobs } from '../../src/db/schema.js';
 import { FINISHED_JOBS_KEPT, QUEUED_JOBS_MAX, type JobContext } from '../../src/jobs/runner.js';
 import { JobDto, JobList } from '../../src/schemas/job.js';
 import { ErrorBody } from '../../src/schemas/common.js';
+import { TooManyRequests } from '../../src/errors.js';
 import { buildTestApp, tempDataDir, type TestContext } from '../helpers/app.js';
 import { MISSING_ID } from '../helpers/factories.js';
 import { postImport, waitForJob } from '../helpers/import.js';
@@ -178,5 +179,5 @@ t.test(`only the newest ${FINISHED_JOBS_KEPT} finished jobs are kept; more than 
   const res = await postImport(ctx, [{ filename: 'a.txt', data: 'text' }]);
   t.equal(res.statusCode, 429);
   assertMatches(t, ErrorBody, res.json());
-  t.throws(() => ctx.app.jobs.enqueue('test-steps', { items: 1 }), { statusCode: 429 });
+  t.throws(() => ctx.app.jobs.enqueue('test-steps', { items: 1 }), new TooManyRequests(`${QUEUED_JOBS_MAX} jobs are already waiting; try again when one has finished`, 60));
 });
