@@ -9,11 +9,15 @@ import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
 import { searchPlugin } from './plugins/search.js';
+import { jobsPlugin } from './plugins/jobs.js';
+import { importPlugin } from './import/plugin.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { crossSitePlugin } from './plugins/cross-site.js';
 import { apiRoutes, healthRoutes } from './routes.js';
 import { webPlugin } from './web/plugin.js';
+import { opdsPlugin } from './opds/plugin.js';
+import { withRedactedUrls } from './logger.js';
 
 /**
  * Security headers on every response (helmet): the API serves only JSON and images, so its
@@ -56,7 +60,8 @@ export interface BuildOptions {
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    // Request URLs are logged without OPDS path tokens (src/logger.ts).
+    logger: withRedactedUrls(options.logger ?? { level: config.logLevel }),
     // A hop count is valid at runtime though Fastify's typings omit numbers.
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
@@ -96,6 +101,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(searchPlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(authPlugin, config);
+  // The job runner, then the kinds it runs (docs/architecture.md, "Background jobs").
+  await app.register(jobsPlugin);
+  await app.register(importPlugin);
   await app.register(apiDocsPlugin);
   await app.register(healthRoutes);
   await app.register(
@@ -106,6 +114,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     { prefix: '/api' },
   );
+  // The OPDS catalog: feeds for e-readers, with the API's JSON errors (docs/api.md, "OPDS catalog").
+  await app.register(opdsPlugin);
   // The pages, after the API: their own CSP, form bodies, login redirect and HTML errors, all
   // in their own scope (docs/web.md, "Layout").
   await app.register(webPlugin);
