@@ -6,8 +6,8 @@
  *
  * A benchmark that asks for one story, one page or one word measures that row while it is hot
  * (SQLite's page cache, the OS cache, V8's inline caches): drawn per request from the whole
- * library, the same service measured 0.35 x its ceiling instead of 0.88 x (docs/performance.md,
- * "Notes on the figures").
+ * library, story by id measured 0.35 x its ceiling instead of 0.88 x (docs/performance.md,
+ * "What each scenario draws").
  */
 import { prng } from '../lib/synthetic-library.js';
 
