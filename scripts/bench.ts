@@ -414,6 +414,13 @@ async function main(): Promise<void> {
     const missed = report.targets.filter((target) => !target.met);
     console.log(`${report.targets.length - missed.length} of ${report.targets.length} targets PASS${missed.length === 0 ? '' : `; MISS: ${missed.map((target) => target.name).join('; ')}`}`);
     console.log(`Written: ${path.relative(ROOT, base)}.{json,md}`);
+  } catch (error) {
+    // A child that died mid-run (the server or the ceiling) says why in its own output.
+    for (const child of children) {
+      const { exitCode, signalCode } = child.process;
+      if (exitCode !== null || signalCode !== null) console.error(`process ${child.pid} (${child.origin}) exited with ${exitCode ?? signalCode}; its last output:\n${child.output().slice(-4_000)}`);
+    }
+    throw error;
   } finally {
     for (const child of children.reverse()) await stopChild(child);
     if (keep === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
