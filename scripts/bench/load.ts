@@ -81,6 +81,8 @@ function cannon(spec: LoadSpec, run: Run): Promise<void> {
         run.bytes += responseBytes;
       } else run.unexpected += 1;
     });
+    // A request that times out (30 s) or fails never gets a 'response': count it too.
+    instance.on('reqError', () => (run.unexpected += 1));
     // A run never outlives its duration by much: stop it if it does.
     setTimeout(() => instance.stop(), (spec.seconds + 60) * 1000).unref();
   });

@@ -140,10 +140,12 @@ export function markdown(report: Report): string {
     lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const s of report.scenarios) {
       const check = s.target === undefined ? undefined : checkTarget(s.target, s);
+      const failed = s.real.unexpected + s.single.unexpected;
+      const result = `${check === undefined ? '' : check.met && failed === 0 ? 'PASS' : '**MISS**'}${failed > 0 ? ` (${int(failed)} failed or timed out)` : ''}`;
       lines.push(
         `| ${s.label} | ${s.pool} | ${kib(s.real.meanBytes)} | ${int(s.real.requestsPerSecond)} | ${int(s.ceiling.requestsPerSecond)} | ${s.ratio.toFixed(2)} | ` +
           `${ms(s.real.p50)} / ${ms(s.real.p99)} | ${ms(s.single.p50)} / ${ms(s.single.p99)} | ${ms(s.real.cpuMsPerRequest)} | ` +
-          `${s.target === undefined ? '' : describeTarget(s.target)} | ${check === undefined ? '' : check.met ? 'PASS' : '**MISS**'} |`,
+          `${s.target === undefined ? '' : describeTarget(s.target)} | ${result} |`,
       );
     }
   }
