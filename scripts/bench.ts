@@ -33,6 +33,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
@@ -43,7 +44,7 @@ import { verifyPassword } from '../src/auth/password.js';
 import { readStoredPassword, storePassword } from '../src/auth/secrets.js';
 import { DEFAULT_SEED, prng, seedLibrary } from './lib/synthetic-library.js';
 import type { Capture } from './bench/protocol.js';
-import { freePort, HOST, memoryMiB, startChild, stopChild, waitForAnswer, type Child } from './bench/processes.js';
+import { cpuMs, freePort, HOST, memoryMiB, startChild, stopChild, waitForAnswer, type Child } from './bench/processes.js';
 import { figures, load, loadTogether, type Draw, type DrawnRequest, type Run } from './bench/load.js';
 import { pick } from './bench/pools.js';
 import { probeLibrary, type LibraryPools } from './bench/probe.js';
@@ -268,13 +269,21 @@ async function measureMixed(server: Child, mixed: MixedScenario, token: string):
 }
 
 /**
- * Waits (at most 2 minutes) until the server answers `/healthz` again: requests a scenario left
- * queued on its event loop when the load stopped would otherwise be paid by the next scenario.
+ * Waits (at most 2 minutes) until the server is idle again (under 10 % of a core over half a
+ * second) and answers `/healthz`: requests a scenario left queued on its event loop when the load
+ * stopped would otherwise be paid by the next scenario (a 2-second tag page at 10 connections
+ * leaves ~20 s of them).
  */
 async function settle(server: Child): Promise<void> {
   const started = performance.now();
-  const waited = await waitForAnswer(server, `${server.origin}/healthz`, started, 120_000);
-  if (waited > 1_000) console.warn(`  (the server took ${(waited / 1000).toFixed(1)} s to answer again after the last scenario)`);
+  for (let busy = true; busy && performance.now() - started < 120_000; ) {
+    const before = cpuMs(server.pid);
+    await sleep(500);
+    busy = cpuMs(server.pid) - before > 50;
+  }
+  await waitForAnswer(server, `${server.origin}/healthz`, performance.now(), 120_000);
+  const waited = performance.now() - started;
+  if (waited > 2_000) console.warn(`  (the server was busy for ${(waited / 1000).toFixed(1)} s after the last scenario)`);
 }
 
 function logResult(result: ScenarioResult): void {

@@ -94,7 +94,8 @@ export function targetLines(
   for (const s of results) {
     if (s.target === undefined) continue;
     const { met, measured } = checkTarget(s.target, s);
-    lines.push({ name: s.label, target: describeTarget(s.target), measured, met: met && s.real.unexpected + s.single.unexpected === 0 });
+    const answered = s.real.requests > 0 && s.single.requests > 0;
+    lines.push({ name: s.label, target: describeTarget(s.target), measured: answered ? measured : 'no answer within a run', met: met && answered && s.real.unexpected + s.single.unexpected === 0 });
   }
   if (mixed !== undefined) {
     lines.push({
@@ -141,7 +142,10 @@ export function markdown(report: Report): string {
     for (const s of report.scenarios) {
       const check = s.target === undefined ? undefined : checkTarget(s.target, s);
       const failed = s.real.unexpected + s.single.unexpected;
-      const result = `${check === undefined ? '' : check.met && failed === 0 ? 'PASS' : '**MISS**'}${failed > 0 ? ` (${int(failed)} failed or timed out)` : ''}`;
+      const silent = s.real.requests === 0 || s.single.requests === 0;
+      const result =
+        `${check === undefined ? '' : check.met && failed === 0 && !silent ? 'PASS' : '**MISS**'}` +
+        `${failed > 0 ? ` (${int(failed)} failed or timed out)` : ''}${silent ? ' (no answer within a run)' : ''}`;
       lines.push(
         `| ${s.label} | ${s.pool} | ${kib(s.real.meanBytes)} | ${int(s.real.requestsPerSecond)} | ${int(s.ceiling.requestsPerSecond)} | ${s.ratio.toFixed(2)} | ` +
           `${ms(s.real.p50)} / ${ms(s.real.p99)} | ${ms(s.single.p50)} / ${ms(s.single.p99)} | ${ms(s.real.cpuMsPerRequest)} | ` +
