@@ -230,6 +230,7 @@ async function measure(server: Child, ceiling: Child, scenario: Scenario, token:
     serverRuns.push(await run(server, scenario.draw, SECONDS / ROUNDS, CONNECTIONS, seedOf(scenario.id, round + 1)));
     ceilingRuns.push(await run(ceiling, ceilingDraw, SECONDS / ROUNDS, CONNECTIONS, seedOf(scenario.id, round + 1)));
   }
+  await settle(server);
   const single = figures([await run(server, scenario.draw, SINGLE_SECONDS, 1, seedOf(scenario.id, ROUNDS + 1))]);
   const real = figures(serverRuns);
   const ceilingFigures = figures(ceilingRuns);
