@@ -20,7 +20,7 @@
 import { and, asc, count, desc, eq, gt, gte, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/open.js';
-import { authors, series, stories, storyTags } from '../db/schema.js';
+import { authors, series, stories, storyTags, tags } from '../db/schema.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySortKey } from '../schemas/story.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
@@ -55,12 +55,39 @@ const SORTS: Record<StorySortKey, SortSpec> = {
 
 type Part = 'valued' | 'unvalued';
 
+/**
+ * How a scope's statements are shaped: a tag with more than {@link WIDE_TAG_STORIES} stories is a
+ * `wideTag`, whose pages walk the order's own index and test membership, instead of fetching
+ * every one of the tag's stories to sort them.
+ */
+type ScopeShape = StoryScope['kind'] | 'wideTag';
+
+/**
+ * Measured at 100,000 stories (docs/performance.md, "Tag pages"): fetching each of a tag's
+ * stories by id reads its row, and `created_at` sits behind the story's text in the row, so
+ * every fetch follows the text's overflow pages: 2.6-2.9 s for a tag on 49,555 stories, 0.4-0.7 s
+ * on 10,900. Walking the order's covering index instead: 21-170 ms and 6-138 ms. Under ~500
+ * stories fetching wins (13-35 ms against 1-53 ms), so small tags keep that plan.
+ */
+const WIDE_TAG_STORIES = 1000;
+
+const tagStoryCount = defineStatements((db: Db) =>
+  db.select({ storyCount: tags.storyCount }).from(tags).where(eq(tags.id, sql.placeholder('id'))).prepare(),
+);
+
+function shapeOf(db: Db, scope: StoryScope): ScopeShape {
+  if (scope.kind !== 'tag') return scope.kind;
+  const stored = tagStoryCount(db).get({ id: scope.tagId })?.storyCount ?? 0;
+  return stored > WIDE_TAG_STORIES ? 'wideTag' : 'tag';
+}
+
 /** The scope's condition on stories, or the join that restricts them to one tag. */
-function scopeCondition(kind: StoryScope['kind']): SQL | undefined {
+function scopeCondition(kind: ScopeShape): SQL | undefined {
   if (kind === 'author') return eq(stories.authorId, sql.placeholder('scopeId'));
-  if (kind === 'tag') {
-    return sql`${stories.id} IN (SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${sql.placeholder('scopeId')})`;
-  }
+  const tagStories = sql`(SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${sql.placeholder('scopeId')})`;
+  // The unary + keeps SQLite from driving the query by the id index (see WIDE_TAG_STORIES).
+  if (kind === 'wideTag') return sql`+${stories.id} IN ${tagStories}`;
+  if (kind === 'tag') return sql`${stories.id} IN ${tagStories}`;
   return undefined;
 }
 
@@ -72,7 +99,7 @@ function scopeId(scope: StoryScope): string {
 
 const idPageShapes = defineStatementShapes();
 
-function idPageStatement(db: Db, kind: StoryScope['kind'], sortBy: StorySortKey, direction: SortDirection, part: Part) {
+function idPageStatement(db: Db, kind: ScopeShape, sortBy: StorySortKey, direction: SortDirection, part: Part) {
   return idPageShapes(db, `${kind}:${sortBy}:${direction}:${part}`, () => {
     const spec = SORTS[sortBy];
     const by = direction === 'asc' ? asc : desc;
@@ -100,7 +127,7 @@ function idPageStatement(db: Db, kind: StoryScope['kind'], sortBy: StorySortKey,
 const countShapes = defineStatementShapes();
 
 /** COUNT(*) of the scope or, given a nullable sort key, of its rows that have a value for it. */
-function countStatement(db: Db, kind: StoryScope['kind'], valuedFor?: StorySortKey) {
+function countStatement(db: Db, kind: ScopeShape, valuedFor?: StorySortKey) {
   return countShapes(db, `${kind}:${valuedFor ?? ''}`, () => {
     const nullWhen = valuedFor === undefined ? undefined : SORTS[valuedFor].nullWhen;
     return db
@@ -186,7 +213,7 @@ function valuedStoryIds(
   if (scope.kind === 'all' && (sortBy === 'authorName' || sortBy === 'seriesName')) {
     return groupedStoryIds(db, sortBy, direction, window);
   }
-  return idPageStatement(db, scope.kind, sortBy, direction, 'valued')
+  return idPageStatement(db, shapeOf(db, scope), sortBy, direction, 'valued')
     .all({ scopeId: scopeId(scope), limit: window.limit, offset: window.offset })
     .map((row) => row.id);
 }
@@ -213,8 +240,9 @@ function forwardStoryIds(db: Db, scope: StoryScope, sortBy: StorySortKey, direct
   if (nullWhen === undefined || ids.length === window.limit) return ids;
 
   // The valued rows ran out inside this window: continue with the rows that have no value.
-  const valued = countStatement(db, scope.kind, sortBy).get({ scopeId: id })?.total ?? 0;
-  const rest = idPageStatement(db, scope.kind, sortBy, direction, 'unvalued').all({
+  const shape = shapeOf(db, scope);
+  const valued = countStatement(db, shape, sortBy).get({ scopeId: id })?.total ?? 0;
+  const rest = idPageStatement(db, shape, sortBy, direction, 'unvalued').all({
     scopeId: id,
     limit: window.limit - ids.length,
     offset: Math.max(0, window.offset - valued),
@@ -237,12 +265,13 @@ function nearerEndStoryIds(
 ): string[] {
   const id = scopeId(scope);
   const nullable = SORTS[sortBy].nullWhen !== undefined;
-  const valued = nullable ? (countStatement(db, scope.kind, sortBy).get({ scopeId: id })?.total ?? 0) : total;
+  const shape = shapeOf(db, scope);
+  const valued = nullable ? (countStatement(db, shape, sortBy).get({ scopeId: id })?.total ?? 0) : total;
   const opposite: SortDirection = direction === 'asc' ? 'desc' : 'asc';
   const part = (which: Part, size: number, offset: number, limit: number): string[] => {
     const take = Math.min(limit, size - offset);
     if (take <= 0) return [];
-    const statement = (dir: SortDirection) => idPageStatement(db, scope.kind, sortBy, dir, which);
+    const statement = (dir: SortDirection) => idPageStatement(db, shape, sortBy, dir, which);
     if (offset <= size / 2) return statement(direction).all({ scopeId: id, limit: take, offset }).map((row) => row.id);
     return statement(opposite)
       .all({ scopeId: id, limit: take, offset: size - offset - take })
@@ -256,6 +285,8 @@ function nearerEndStoryIds(
 
 /** How many stories the scope has (an index count: cheap even at 100k). */
 export function countStories(db: Db, scope: StoryScope): number {
+  // A tag's count is kept by triggers in the same transaction as every link change.
+  if (scope.kind === 'tag') return tagStoryCount(db).get({ id: scope.tagId })?.storyCount ?? 0;
   return countStatement(db, scope.kind).get({ scopeId: scopeId(scope) })?.total ?? 0;
 }
 
