@@ -8,6 +8,7 @@ import { closeConnectionsAsTheyIdle, refuseRequestsWhileClosing } from './lib/sh
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
+import { urlImportPlugin } from './plugins/url-import.js';
 import { searchPlugin } from './plugins/search.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
@@ -95,6 +96,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(dbPlugin, { dataDir: config.dataDir });
   await app.register(searchPlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
+  await app.register(urlImportPlugin);
   await app.register(authPlugin, config);
   await app.register(apiDocsPlugin);
   await app.register(healthRoutes);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseAllowHosts, type ImportAllowList } from './import/url/allow-hosts.js';
 
 /** Log levels pino understands; anything else is a configuration error. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -43,6 +44,8 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Time for a request's headers to arrive; never more than `requestTimeoutMs`. */
   readonly headersTimeoutMs: number;
+  /** `IMPORT_ALLOW_HOSTS`: private or local hosts a URL import may reach on purpose (empty: none). */
+  readonly importAllowHosts: ImportAllowList;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -105,6 +108,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const typesense = parseTypesense(value, problems);
 
+  const importAllow = parseAllowHosts(value('IMPORT_ALLOW_HOSTS'));
+  problems.push(...importAllow.problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -120,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: logFormat as LogFormat,
     requestTimeoutMs: (requestTimeoutS as number) * 1000,
     headersTimeoutMs: (headersTimeoutS as number) * 1000,
+    importAllowHosts: importAllow.allow,
   });
 }
 

@@ -5,6 +5,7 @@ import { adminRoutes } from './admin/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { fileRoutes } from './files/routes.js';
+import { urlImportRoutes } from './import/url/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
@@ -28,6 +29,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(seriesRoutes);
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
+    await protectedScope.register(urlImportRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
   });
