@@ -1,6 +1,7 @@
 /**
  * The path guard for user-supplied image paths (docs/decisions.md, "Images"). A relative image
- * path is `covers/<name>.<ext>` or `avatars/<name>.<ext>` and nothing else; this module decides
+ * path is `covers/<name>.<ext>`, `avatars/<name>.<ext>` or `inline/<name>.<ext>` (the images inside
+ * imported stories, src/images/inline-images.ts) and nothing else; this module decides
  * that on the text alone. Whether the named file really sits inside the images folder (symlinks) is
  * the store's second check, on the disk.
  */

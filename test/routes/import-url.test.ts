@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
 import { StoryDto } from '../../src/schemas/story.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
-import { fixtureSite, redirect, serve, storyParagraphs, windows1251, type FixtureSite } from '../helpers/fixture-site.js';
+import { fixtureSite, redirect, serve, storyParagraphs, windows1251, type FixtureHandler, type FixtureSite } from '../helpers/fixture-site.js';
 import { imageFolderFiles, png } from '../helpers/images.js';
 import { assertMatches } from '../helpers/schema.js';
 
@@ -34,10 +34,10 @@ function storyCount(ctx: TestContext): number {
 }
 
 async function site(t: Test): Promise<FixtureSite> {
-  const routes: Parameters<typeof fixtureSite>[1] = {};
+  const routes: Record<string, FixtureHandler> = {};
   const fixture = await fixtureSite(t, routes);
   const russian = `<html><head><meta charset="windows-1251"><title>Маяк</title></head><body><article>${storyParagraphs(['смотритель', 'маяка', 'смотрел', 'на', 'серое', 'море'])}</article></body></html>`;
-  Object.assign(routes, {
+  const more: Record<string, FixtureHandler> = {
     '/story': serve(storyPage(fixture.origin)),
     '/img/lamp.png': serve(png(), 'image/png'),
     '/img/not-an-image.png': serve('<html>nope</html>', 'image/png'),
@@ -63,7 +63,8 @@ async function site(t: Test): Promise<FixtureSite> {
       response.writeHead(500, { 'Content-Type': 'text/html' }).end('oops');
     },
     '/empty': serve('<html><body><nav><a href="/">Home</a></nav></body></html>'),
-  });
+  };
+  Object.assign(routes, more);
   return fixture;
 }
 
