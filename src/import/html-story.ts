@@ -163,7 +163,12 @@ function placeholdImages(root: Root, base: string, maxImages: number): string[] 
  * At most `maxImages` images are kept.
  */
 export function extractStory(html: string, pageUrl: string, maxImages: number): ExtractedStory | undefined {
-  const { document } = parseHTML(html) ;
+  let { document } = parseHTML(html);
+  // linkedom builds no <html> around a bare fragment (its first element becomes the root) nor
+  // anything for an empty text; Readability needs a whole document.
+  if (document.documentElement?.tagName !== 'HTML') {
+    ({ document } = parseHTML(`<!doctype html><html><head></head><body>${html}</body></html>`));
+  }
   const ld = jsonLdObjects(document);
   const siteName =
     metaContent(document, ['og:site_name', 'application-name']) ?? firstLd(ld, (object) => ldName(object.publisher) ?? (object['@type'] === 'WebSite' ? ldName(object.name) : null));
@@ -178,7 +183,7 @@ export function extractStory(html: string, pageUrl: string, maxImages: number): 
   const text = clean(article?.textContent);
   if (article === null || text === null || text.length < MIN_TEXT_CHARS || article.content === null || article.content === undefined) return undefined;
 
-  const { document: body } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`) ;
+  const { document: body } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`);
   const imageUrls = placeholdImages(body.body, pageUrl, maxImages);
   const title = withoutSiteName(metaTitle ?? clean(article.title) ?? pageTitle ?? new URL(pageUrl).hostname, siteName);
   return {

@@ -126,6 +126,10 @@ t.test('the same URL again is 409 naming the story; ?update=true re-imports into
   t.equal(viaRedirect.statusCode, 409, 'a redirect to an imported page is a duplicate too');
   t.equal(storyCount(ctx), 1);
 
+  const concurrent = await Promise.all([ctx.post('/api/import/url', { url: `${fixture.origin}/gzip` }), ctx.post('/api/import/url', { url: `${fixture.origin}/gzip` })]);
+  t.same(concurrent.map((response) => response.statusCode).sort(), [201, 409], 'two imports of one page at once: one story');
+  await ctx.del(`/api/stories/${(concurrent.find((response) => response.statusCode === 201)?.json() as { id: string }).id}`);
+
   const updated = await ctx.post('/api/import/url?update=true', { url: `${fixture.origin}/story` });
   t.equal(updated.statusCode, 200, updated.body);
   t.equal(updated.json().id, id);
