@@ -1,8 +1,8 @@
 /**
  * The images of an imported story (docs/decisions.md, "URL import"): each `<img>` the extractor
  * kept is downloaded through the same SSRF guard as the page and stored by the image store like
- * an upload (JPEG, PNG or WebP, structure-checked, metadata stripped, at most the store's 5 MiB),
- * under `inline/`. Its placeholder in the body becomes our own `/api/files/images/inline/...`
+ * an upload (JPEG, PNG or WebP by their bytes, structure-checked, metadata stripped, at most the
+ * store's 5 MiB), under `inline/`. Its placeholder in the body becomes our own `/api/files/images/inline/...`
  * URL. An image that fails for any reason is dropped: the sanitizer removes a placeholder left
  * in place, so nothing is hot-linked from the story's site.
  */
@@ -19,7 +19,13 @@ export const MAX_IMAGES_TOTAL_BYTES = 50 * 1024 * 1024;
 /** All images of one import together; each also ends when this budget does. */
 export const IMAGES_TIMEOUT_MS = 30_000;
 
-const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
+/**
+ * Servers label images loosely (`image/jpg`, `application/octet-stream`, nothing): any of those
+ * is read, and the store decides by the bytes. A page or a script is refused unread.
+ */
+function mayBeImage(type: string): boolean {
+  return type === '' || type === 'application/octet-stream' || type.startsWith('image/');
+}
 
 /**
  * Downloads and stores the images at `urls`, one after another (a story page's images come from
@@ -40,7 +46,7 @@ export async function downloadImages(store: ImageStore, urls: readonly string[],
         allow,
         accept: 'image/webp,image/png,image/jpeg;q=0.9',
         checkType: (type) => {
-          if (!IMAGE_TYPES.has(type)) throw new HttpError(415, `not an image: ${type}`);
+          if (!mayBeImage(type)) throw new HttpError(415, `not an image: ${type}`);
         },
         maxBytes: Math.min(MAX_IMAGE_BYTES, MAX_IMAGES_TOTAL_BYTES - total),
         tooLarge: () => new HttpError(413, 'image too large'),

@@ -5,7 +5,7 @@
  * outbox change in the same transaction as any other story write. File I/O (the images) happens
  * before that transaction; if the write fails, the images this import stored are removed again.
  */
-import { and, eq, ne } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/open.js';
 import { stories } from '../../db/schema.js';
 import { BadRequest, Conflict, HTTP_URL_RULE } from '../../errors.js';
@@ -64,9 +64,9 @@ export function normaliseImportUrl(raw: string): URL {
   return url;
 }
 
-function findBySourceUrl(db: Db, sourceUrl: string, except?: string): string | undefined {
-  const where = except === undefined ? eq(stories.sourceUrl, sourceUrl) : and(eq(stories.sourceUrl, sourceUrl), ne(stories.id, except));
-  return db.select({ id: stories.id }).from(stories).where(where).limit(1).get()?.id;
+/** The story imported from `sourceUrl` (an indexed column), if any. */
+function findBySourceUrl(db: Db, sourceUrl: string): string | undefined {
+  return db.select({ id: stories.id }).from(stories).where(eq(stories.sourceUrl, sourceUrl)).limit(1).get()?.id;
 }
 
 function duplicate(id: string): Conflict {
