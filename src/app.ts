@@ -8,6 +8,7 @@ import { closeConnectionsAsTheyIdle, refuseRequestsWhileClosing } from './lib/sh
 import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
+import { urlImportPlugin } from './plugins/url-import.js';
 import { searchPlugin } from './plugins/search.js';
 import { jobsPlugin } from './plugins/jobs.js';
 import { importPlugin } from './import/plugin.js';
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(dbPlugin, { dataDir: config.dataDir });
   await app.register(searchPlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
+  await app.register(urlImportPlugin);
   await app.register(authPlugin, config);
   // The job runner, then the kinds it runs (docs/architecture.md, "Background jobs").
   await app.register(jobsPlugin);

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseAllowHosts, type ImportAllowList } from './import/url/allow-hosts.js';
 
 /** Log levels pino understands; anything else is a configuration error. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -64,6 +65,8 @@ export interface Config {
   readonly searchWorkers: number;
   /** Searches that may wait for a search thread; past it, 503 (`SEARCH_QUEUE_MAX`). */
   readonly searchQueueMax: number;
+  /** `IMPORT_ALLOW_HOSTS`: private or local hosts a URL import may reach on purpose (empty: none). */
+  readonly importAllowHosts: ImportAllowList;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -130,6 +133,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (searchWorkers === undefined) problems.push(`SEARCH_WORKERS must be an integer from 0 to ${SEARCH_WORKERS_MAX}, got "${env.SEARCH_WORKERS}"`);
   const searchQueueMax = parseCount(value('SEARCH_QUEUE_MAX') ?? String(DEFAULT_SEARCH_QUEUE_MAX), SEARCH_QUEUE_MAX_MAX);
   if (searchQueueMax === undefined) problems.push(`SEARCH_QUEUE_MAX must be an integer from 0 to ${SEARCH_QUEUE_MAX_MAX}, got "${env.SEARCH_QUEUE_MAX}"`);
+  const importAllow = parseAllowHosts(value('IMPORT_ALLOW_HOSTS'));
+  problems.push(...importAllow.problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -148,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: (headersTimeoutS as number) * 1000,
     searchWorkers: searchWorkers as number,
     searchQueueMax: searchQueueMax as number,
+    importAllowHosts: importAllow.allow,
   });
 }
 

@@ -7,6 +7,7 @@ import { authorRoutes } from './authors/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { importRoutes } from './import/routes.js';
 import { jobRoutes } from './jobs/routes.js';
+import { urlImportRoutes } from './import/url/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
@@ -32,6 +33,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(seriesRoutes);
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
+    await protectedScope.register(urlImportRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
     await protectedScope.register(jobRoutes);

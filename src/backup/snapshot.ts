@@ -10,7 +10,9 @@ export const SERVER_PAGES_PER_STEP = 1024;
 const IMAGES_DIR_NAME = 'images';
 /** Removed images wait here a while, so a backup taken just before the removal can still copy them. */
 export const IMAGE_TRASH_DIR_NAME = '.trash';
-const STORED_IMAGE = /^(covers|avatars)\/[A-Za-z0-9-]+\.(jpg|png|webp)$/;
+const STORED_IMAGE = /^(covers|avatars|inline)\/[A-Za-z0-9-]+\.(jpg|png|webp)$/;
+/** An imported story's image as its body names it (src/images/inline-images.ts). */
+const INLINE_IMAGE_URL = /\/api\/files\/images\/(inline\/[A-Za-z0-9-]+\.(?:jpg|png|webp))/g;
 
 export interface BackupResult {
   /** Absolute path of the snapshot folder. */
@@ -88,8 +90,10 @@ function copyReferencedImages(snapshotDb: string, dataDir: string, target: strin
       )
       .pluck()
       .all() as string[];
-    for (const dir of ['covers', 'avatars']) fs.mkdirSync(path.join(target, IMAGES_DIR_NAME, dir), { recursive: true });
-    for (const relPath of referenced) {
+    const bodies = db.prepare("SELECT content_html FROM stories WHERE instr(content_html, '/api/files/images/inline/') > 0").pluck().all() as string[];
+    const inline = new Set(bodies.flatMap((html) => [...html.matchAll(INLINE_IMAGE_URL)].map((match) => match[1] as string)));
+    for (const dir of ['covers', 'avatars', 'inline']) fs.mkdirSync(path.join(target, IMAGES_DIR_NAME, dir), { recursive: true });
+    for (const relPath of [...referenced, ...inline]) {
       const found = STORED_IMAGE.test(relPath) ? findImage(dataDir, relPath) : undefined;
       if (found === undefined) {
         missing.push(relPath);

@@ -23,7 +23,11 @@ export const IMAGE_CACHE_CONTROL = 'max-age=31536000';
  */
 export const IMAGE_CSP = "default-src 'none'; sandbox";
 
-const UPLOADED: Record<ImageKind, string> = { covers: 'Cover uploaded successfully', avatars: 'Avatar uploaded successfully' };
+const UPLOADED: Record<ImageKind, string> = {
+  covers: 'Cover uploaded successfully',
+  avatars: 'Avatar uploaded successfully',
+  inline: 'Image uploaded successfully',
+};
 
 /**
  * `POST /api/files/upload/cover|avatar`: stores the `file` part under `kind` and answers

@@ -47,7 +47,7 @@ export const SANITIZATION_DESCRIPTION =
   'noscript and template, which go with their content; form and its controls never survive. Attributes not listed for a tag (or for "*", every tag) are removed. Links keep ' +
   'only http, https and mailto URLs (relative links are kept) and get rel="noopener noreferrer ' +
   'nofollow"; images keep only http and https URLs and this service\'s own images ' +
-  '(/api/files/images/covers/<file> or avatars/<file>, no ".." or backslash, also percent-encoded); an image ' +
+  '(/api/files/images/covers/<file>, avatars/<file> or inline/<file>, no ".." or backslash, also percent-encoded); an image ' +
   'with any other source is removed with its alt text. An element that goes with its content but is never closed ends at the next tag. ' +
   'Inline styles keep only the listed CSS properties. A document whose elements nest more than ' +
   '10,000 levels deep keeps only its text.';

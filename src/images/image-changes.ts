@@ -22,7 +22,7 @@ import { writeTransaction } from '../db/transaction.js';
 import { nextUpdatedAt } from '../lib/clock.js';
 import type { ImageKind } from './image-path.js';
 import type { ImageStore } from './store.js';
-import { countImageReferences, referencedImagePaths } from './references.js';
+import { countImageReferences, referencedImagePaths, referencedInlineImages } from './references.js';
 
 /** What a write reports back: its result and the image paths it stopped referencing. */
 export interface ImageWrite<T> {
@@ -115,7 +115,10 @@ export async function setImageColumn(db: Db, store: ImageStore, image: ImageColu
  */
 export async function sweepUnreferencedImages(db: Db, store: ImageStore, log: { warn(details: object, message: string): void }): Promise<void> {
   const referenced = referencedImagePaths(db);
-  const trashed = await store.sweepUnreferenced((relPath) => referenced.has(relPath));
+  // Story bodies are read only if the inline folder holds an image in question.
+  let inline: Set<string> | undefined;
+  const isReferenced = (relPath: string) => (relPath.startsWith('inline/') ? (inline ??= referencedInlineImages(db)).has(relPath) : referenced.has(relPath));
+  const trashed = await store.sweepUnreferenced(isReferenced);
   if (trashed.length > 0) log.warn({ images: trashed }, 'moved images that nothing names to the trash (left by an interrupted change)');
 }
 

@@ -1,13 +1,14 @@
 /**
  * The path guard for user-supplied image paths (docs/decisions.md, "Images"). A relative image
- * path is `covers/<name>.<ext>` or `avatars/<name>.<ext>` and nothing else; this module decides
+ * path is `covers/<name>.<ext>`, `avatars/<name>.<ext>` or `inline/<name>.<ext>` (the images inside
+ * imported stories, src/images/inline-images.ts) and nothing else; this module decides
  * that on the text alone. Whether the named file really sits inside the images folder (symlinks) is
  * the store's second check, on the disk.
  */
 import { invalidField } from '../errors.js';
 
-export const IMAGE_KINDS = ['covers', 'avatars'] as const;
-/** The two image folders: story covers and author avatars. */
+export const IMAGE_KINDS = ['covers', 'avatars', 'inline'] as const;
+/** The image folders: story covers, author avatars, and the images inside imported story bodies. */
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 
 /** A relative image path that passed the guard. */
@@ -26,7 +27,7 @@ export const IMAGE_PATH_MAX = 200;
  * The one accepted shape. Names the store writes are `<uuid>.<ext>`; the guard is a little wider
  * (letters, digits, `_`, `-`) but admits no dot except the extension's, no `%`, no separator.
  */
-const IMAGE_PATH = /^(covers|avatars)\/([A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(?:jpg|png|webp))$/;
+const IMAGE_PATH = /^(covers|avatars|inline)\/([A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(?:jpg|png|webp))$/;
 
 /**
  * Validates a user-supplied relative image path and returns it split; anything else is a 400

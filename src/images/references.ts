@@ -1,7 +1,8 @@
-import { count, eq, isNotNull } from 'drizzle-orm';
+import { count, eq, isNotNull, sql } from 'drizzle-orm';
 import { authors, stories } from '../db/schema.js';
 import type { DbOrTx } from '../db/open.js';
 import { nextUpdatedAt } from '../lib/clock.js';
+import { INLINE_IMAGE_PREFIX, inlineImagePaths } from './inline-images.js';
 
 /**
  * Sets every `stories.cover_path` and `authors.avatar_image_path` equal to `relPath` to null
@@ -25,6 +26,7 @@ export function clearImageReferences(tx: DbOrTx, relPath: string): number {
  * removed from disk when this is 0 (docs/decisions.md, "Deleting").
  */
 export function countImageReferences(db: DbOrTx, relPath: string): number {
+  if (relPath.startsWith('inline/')) return countInlineReferences(db, relPath);
   const covers = db.select({ n: count() }).from(stories).where(eq(stories.coverPath, relPath)).get()?.n ?? 0;
   const avatars = db.select({ n: count() }).from(authors).where(eq(authors.avatarImagePath, relPath)).get()?.n ?? 0;
   return covers + avatars;
@@ -38,4 +40,27 @@ export function referencedImagePaths(db: DbOrTx): Set<string> {
   const covers = db.select({ path: stories.coverPath }).from(stories).where(isNotNull(stories.coverPath)).all();
   const avatars = db.select({ path: authors.avatarImagePath }).from(authors).where(isNotNull(authors.avatarImagePath)).all();
   return new Set([...covers, ...avatars].map((row) => row.path as string));
+}
+
+/**
+ * How many story bodies name the inline image `relPath` (src/images/inline-images.ts). No index
+ * covers text inside bodies, so this reads every body: it runs only when an imported story's
+ * image is released (the story deleted, or its body edited without the image).
+ */
+function countInlineReferences(db: DbOrTx, relPath: string): number {
+  const url = `${INLINE_IMAGE_PREFIX}${relPath.slice('inline/'.length)}`;
+  return db.select({ n: count() }).from(stories).where(sql`instr(${stories.contentHtml}, ${url}) > 0`).get()?.n ?? 0;
+}
+
+/**
+ * Every inline image some story body names. It reads every body, so the startup sweep asks for it
+ * only when the `inline/` folder holds an image that no marker explains (see image-changes.ts).
+ */
+export function referencedInlineImages(db: DbOrTx): Set<string> {
+  const rows = db
+    .select({ html: stories.contentHtml })
+    .from(stories)
+    .where(sql`instr(${stories.contentHtml}, ${INLINE_IMAGE_PREFIX}) > 0`)
+    .all();
+  return new Set(rows.flatMap((row) => inlineImagePaths(row.html)));
 }

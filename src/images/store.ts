@@ -2,7 +2,8 @@
  * The image store: the only code that joins paths under `DATA_DIR/images` (docs/architecture.md,
  * "Ten habits", 9).
  *
- * Layout: `images/covers/<uuid>.<ext>`, `images/avatars/<uuid>.<ext>`, `images/.incoming/`
+ * Layout: `images/covers/<uuid>.<ext>`, `images/avatars/<uuid>.<ext>`, `images/inline/<uuid>.<ext>`
+ * (images inside imported story bodies, src/images/inline-images.ts), `images/.incoming/`
  * for uploads in progress and `images/.trash/<covers|avatars>/` for removed images. An upload
  * streams into `.incoming/` (same file system, so the final rename is atomic) while its bytes are
  * counted and structure-checked; only a complete, valid image of at most 5 MiB is fsynced and

@@ -6,14 +6,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../images/thumbnails.js';
 
-const ImagePathText = Type.String({ description: 'A stored image: covers/<file> or avatars/<file>' });
+const ImagePathText = Type.String({ description: 'A stored image: covers/<file>, avatars/<file> or inline/<file> (an imported story\'s image)' });
 
 /** `DELETE /api/files/images?path=` and `GET /api/files/images?path=`. */
 export const ImagePathQuery = Type.Object({ path: ImagePathText });
 export type ImagePathQuery = Static<typeof ImagePathQuery>;
 
 /** `GET /api/files/images/<path>`: the query form is still honoured when the tail is empty. */
-export const ImageTailParams = Type.Object({ '*': Type.String({ description: 'covers/<file> or avatars/<file>' }) });
+export const ImageTailParams = Type.Object({ '*': Type.String({ description: 'covers/<file>, avatars/<file> or inline/<file>' }) });
 export type ImageTailParams = Static<typeof ImageTailParams>;
 
 /** `?w=`: a thumbnail of that width instead of the original (docs/api.md, "Images — /api/files"). */

@@ -66,6 +66,11 @@ export function loadStoryJson(db: Db, id: string): JsonBytes | undefined {
  * The story's `updatedAt` and `coverPath`, or undefined when there is no such story (cheap
  * existence check; the cover is what an image change releases).
  */
+/** The stored body, for what an edit of it releases (src/images/inline-images.ts). */
+export function findStoryHtml(db: DbOrTx, id: string): string | null {
+  return db.select({ html: stories.contentHtml }).from(stories).where(eq(stories.id, id)).get()?.html ?? null;
+}
+
 export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; coverPath: string | null } | undefined {
   return db.select({ updatedAt: stories.updatedAt, coverPath: stories.coverPath }).from(stories).where(eq(stories.id, id)).get();
 }
@@ -93,8 +98,8 @@ export function updateStory(tx: Tx, id: string, patch: StoryPatch): void {
  * Deletes the story; its tag links go with it (foreign-key cascade). Returns the deleted row's
  * `coverPath` (for the caller to remove the file after commit), or undefined when absent.
  */
-export function deleteStory(tx: Tx, id: string): { coverPath: string | null } | undefined {
-  return tx.delete(stories).where(eq(stories.id, id)).returning({ coverPath: stories.coverPath }).get();
+export function deleteStory(tx: Tx, id: string): { coverPath: string | null; contentHtml: string | null } | undefined {
+  return tx.delete(stories).where(eq(stories.id, id)).returning({ coverPath: stories.coverPath, contentHtml: stories.contentHtml }).get();
 }
 
 const tagIdsStatement = defineStatements((tx: Tx) =>

@@ -9,6 +9,7 @@ import type { Db, Tx } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
 import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
 import { commitImageChange, type AttachedImage } from '../images/image-changes.js';
+import { inlineImagePaths, releasedInlineImages } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
 import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
@@ -148,9 +149,11 @@ export async function updateStory(db: Db, store: ImageStore, id: string, body: S
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     const current = repo.findStoryStamp(tx, id);
     if (current === undefined) throw storyNotFound(id);
+    // A new body releases the imported images the old one named and it does not.
+    const releasedImages = input.text === undefined ? [] : releasedInlineImages(repo.findStoryHtml(tx, id), input.text.contentHtml);
     repo.updateStory(tx, id, { ...fieldPatch(input), ...resolveLinks(tx, input), updatedAt: nextUpdatedAt(current.updatedAt) });
     if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
-    return { result: undefined, released: input.coverPath === undefined ? [] : [current.coverPath] };
+    return { result: undefined, released: [...(input.coverPath === undefined ? [] : [current.coverPath]), ...releasedImages] };
   });
   return getStory(db, id);
 }
@@ -182,13 +185,13 @@ export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean):
 
 /**
  * Deletes the story and its tag links (cascade); the author/series/tag counts follow by trigger.
- * After the commit its cover file goes to the trash, unless another story or author still names
- * it (docs/decisions.md, "Deleting").
+ * After the commit its cover file and the imported images its body names go to the trash, unless
+ * another story or author still names them (docs/decisions.md, "Deleting").
  */
 export async function deleteStory(db: Db, store: ImageStore, id: string): Promise<void> {
   await commitImageChange(db, store, {}, (tx) => {
     const deleted = repo.deleteStory(tx, id);
     if (deleted === undefined) throw storyNotFound(id);
-    return { result: undefined, released: [deleted.coverPath] };
+    return { result: undefined, released: [deleted.coverPath, ...inlineImagePaths(deleted.contentHtml)] };
   });
 }

@@ -88,6 +88,15 @@ t.test('create a story with a cover through the form, then edit it; axe in every
         await page.waitForSelector('.error-summary', { timeout: 10_000 });
       },
     ],
+    [
+      'the URL import box with a refusal',
+      async () => {
+        await page.goto(`${origin}/stories/new`, { waitUntil: 'load' });
+        await page.type('#import-url', 'http://127.0.0.1:9/private');
+        await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('form[action="/stories/import"] button[type="submit"]')]);
+        await page.waitForSelector('#import-url-error', { timeout: 10_000 });
+      },
+    ],
     [`/authors/${author.id}/edit`, async () => void (await page.goto(`${origin}/authors/${author.id}/edit`, { waitUntil: 'load' }))],
     ['/tags', async () => void (await page.goto(`${origin}/tags`, { waitUntil: 'load' }))],
   ];

@@ -257,6 +257,8 @@ export function validValue(schema: Schema, field: string, rng: Random, hints: Va
       if (schema.format === 'uuid') return hints.ids[field] ?? crypto.randomUUID();
       if (schema.pattern !== undefined) return rng.pick(['asc', 'desc', 'ASC']);
       if (field === 'password') return 'not the password';
+      // The URL import fetches its `url`: a loopback address it refuses (403) keeps every sweep off the network.
+      if (field === 'url') return `http://127.0.0.1:9/${rng.letters(6)}`;
       if (/url/i.test(field)) return `https://example.com/${rng.letters(6)}`;
       if (field === 'coverPath' || field === 'avatarImagePath' || field === 'path') return undefined;
       const text = `h${rng.letters(8)} ${rng.letters(5)}`;

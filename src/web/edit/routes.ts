@@ -6,6 +6,7 @@ import { HttpError, type ErrorDetails } from '../../errors.js';
 import type { ImageKind } from '../../images/image-path.js';
 import { receiveUpload } from '../../images/upload.js';
 import { deriveStoryText } from '../../html/story-text.js';
+import { importFromUrl } from '../../import/url/service.js';
 import { IdParams } from '../../schemas/common.js';
 import type { StoryDto } from '../../schemas/story.js';
 import { listSeries } from '../../series/service.js';
@@ -27,6 +28,12 @@ const STORY_FORM = template<StoryFormView>('edit/story-form');
 const AUTHOR_FORM = template<AuthorFormView>('edit/author-form');
 /** At most this many names in a datalist. */
 const SUGGESTIONS = 50;
+
+const ImportForm = Type.Object({
+  url: Type.Optional(Type.String({ maxLength: 4096 })),
+  update: Type.Optional(Type.String({ maxLength: 10 })),
+});
+type ImportForm = Static<typeof ImportForm>;
 
 const SuggestQuery = Type.Object({
   authorName: Type.Optional(Type.String({ maxLength: 255 })),
@@ -103,6 +110,19 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
   };
 
   app.get('/stories/new', async (_request, reply) => render(reply, STORY_FORM, newStoryView()));
+  // The URL box of the new-story page: imports, then shows the story; a refusal is shown beside the box.
+  app.post<{ Body: ImportForm }>('/stories/import', { schema: { body: ImportForm } }, async (request, reply) => {
+    const url = request.body.url ?? '';
+    const update = request.body.update !== undefined;
+    try {
+      const { story } = await importFromUrl(app.urlImports, url, update);
+      return reply.redirect(`/stories/${encodeURIComponent(storyDto(story).id)}`, 303);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.statusCode === 401) throw error;
+      const message = error.details?.url === undefined ? error.message : `${error.message}: the address ${error.details.url}.`;
+      return render(reply, STORY_FORM, newStoryView({}, { url, update, error: message, existingId: error.details?.storyId }), error.statusCode);
+    }
+  });
   app.post('/stories/new', { config: { acceptsMultipart: true } }, async (request, reply) => storyForm(request, reply, undefined));
 
   app.get<{ Params: IdParams }>('/stories/:id/edit', { schema: { params: IdParams } }, async (request, reply) =>

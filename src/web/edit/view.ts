@@ -73,6 +73,18 @@ export interface StoryFormView extends PageModel {
   /** The current cover's URL (edit only). */
   coverUrl: string | undefined;
   submitLabel: string;
+  /** The "import from a web page" form above the new-story form; absent when editing. */
+  importForm: ImportFormView | undefined;
+}
+
+/** The URL import box of the new-story page (docs/api.md, "Importing from a URL"). */
+export interface ImportFormView {
+  url: string;
+  update: boolean;
+  /** Why the last import was refused, shown beside the box. */
+  error: string | undefined;
+  /** On a duplicate: the story imported earlier from the URL, to link to. */
+  existingId: string | undefined;
 }
 
 export interface StoryFormState {
@@ -82,7 +94,7 @@ export interface StoryFormState {
   previewHtml?: string;
 }
 
-export function newStoryView(state: StoryFormState = {}): StoryFormView {
+export function newStoryView(state: StoryFormState = {}, importForm: Partial<ImportFormView> = {}): StoryFormView {
   const { byField, summary } = fieldErrors(state.details ?? {}, STORY_FIELDS, API_TO_FORM);
   return {
     title: 'New story',
@@ -95,6 +107,7 @@ export function newStoryView(state: StoryFormState = {}): StoryFormView {
     previewHtml: state.previewHtml,
     coverUrl: undefined,
     submitLabel: 'Create story',
+    importForm: { url: importForm.url ?? '', update: importForm.update ?? false, error: importForm.error, existingId: importForm.existingId },
   };
 }
 
@@ -128,6 +141,7 @@ export function editStoryView(story: StoryDto, state: StoryFormState = {}): Stor
     previewHtml: state.previewHtml,
     coverUrl: story.coverPath === null ? undefined : imageUrl(story.coverPath),
     submitLabel: 'Save changes',
+    importForm: undefined,
   };
 }
 

@@ -1,0 +1,196 @@
+/**
+ * From a downloaded HTML page to the fields of a story (docs/decisions.md, "URL import"): the
+ * article body found by Readability on a linkedom DOM (no script engine, nothing fetched), and the
+ * metadata pages publish for link previews: Open Graph, Twitter cards, JSON-LD, `<meta
+ * name=author>`. Pure and synchronous, and costly on large pages (hundreds of milliseconds), so
+ * the URL import runs it in a worker thread (src/import/url/extract-pool.ts).
+ *
+ * The body keeps its images only as placeholders: each `<img>` source becomes
+ * `storyshelf-import:<n>` and its absolute URL is listed in `imageUrls[n]`. The caller downloads
+ * what it can and puts our own path in place; a placeholder left over is not an http(s) URL, so
+ * the sanitizer drops that image, and no import ever hot-links a third-party image.
+ */
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+
+/** The scheme of an image placeholder in `contentHtml`. */
+export const IMAGE_PLACEHOLDER = 'storyshelf-import:';
+
+export interface ExtractedStory {
+  title: string;
+  authorName: string | null;
+  summary: string | null;
+  /** Unsanitized: the caller sanitizes on write, as every story body is. */
+  contentHtml: string;
+  /** Absolute http(s) URLs of the body's images, in placeholder order. */
+  imageUrls: string[];
+}
+
+/**
+ * Less text than this is a menu or an error page, not a story (Readability's own "is this page
+ * readable" check wants 140 characters too).
+ */
+const MIN_TEXT_CHARS = 140;
+
+/** Separators sites put between a title and their name: "Story – Site", "Site | Story". */
+const TITLE_SEPARATORS = /\s+[-–—|·:»/]\s+/;
+
+type Json = unknown;
+/** linkedom's document (the server is compiled without the DOM library). */
+type Doc = ReturnType<typeof parseHTML>['document'];
+type Root = Doc['body'];
+
+function clean(text: string | null | undefined): string | null {
+  const value = (text ?? '').replace(/\s+/g, ' ').trim();
+  return value === '' ? null : value;
+}
+
+function metaContent(document: Doc, keys: readonly string[]): string | null {
+  for (const key of keys) {
+    for (const element of document.querySelectorAll('meta')) {
+      const name = element.getAttribute('property') ?? element.getAttribute('name') ?? '';
+      if (name.toLowerCase() !== key) continue;
+      const value = clean(element.getAttribute('content'));
+      if (value !== null) return value;
+    }
+  }
+  return null;
+}
+
+/** Every JSON-LD object of the page, `@graph` members included; invalid blocks are skipped. */
+function jsonLdObjects(document: Doc): Record<string, Json>[] {
+  const objects: Record<string, Json>[] = [];
+  const visit = (value: Json): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, Json>;
+      objects.push(record);
+      if ('@graph' in record) visit(record['@graph']);
+    }
+  };
+  for (const script of document.querySelectorAll('script[type="application/ld+json"]')) {
+    try {
+      visit(JSON.parse(script.textContent ?? '') as Json);
+    } catch {
+      // a broken block says nothing
+    }
+  }
+  return objects;
+}
+
+function ldName(value: Json): string | null {
+  if (typeof value === 'string') return clean(value);
+  if (Array.isArray(value)) {
+    const names = value.map(ldName).filter((name): name is string => name !== null);
+    return names.length === 0 ? null : names.join(', ');
+  }
+  if (value !== null && typeof value === 'object') return ldName((value as Record<string, Json>).name);
+  return null;
+}
+
+function firstLd(objects: readonly Record<string, Json>[], read: (object: Record<string, Json>) => string | null): string | null {
+  for (const object of objects) {
+    const value = read(object);
+    if (value !== null) return value;
+  }
+  return null;
+}
+
+/** `"By Jane Doe"` → `"Jane Doe"`; profile URLs and @handles are not names. */
+function authorName(raw: string | null): string | null {
+  const name = clean(raw?.replace(/^by\s+/i, ''));
+  if (name === null || /^(https?:)?\/\//i.test(name) || name.startsWith('@')) return null;
+  return name;
+}
+
+/**
+ * The title without the site's name: "Story – Site Name" or "Site Name | Story" becomes
+ * "Story" when the part cut off is the site's name (compared case- and space-insensitively).
+ */
+export function withoutSiteName(title: string, siteName: string | null): string {
+  if (siteName === null) return title;
+  const site = siteName.toLowerCase().replace(/\s+/g, ' ');
+  const parts = title.split(TITLE_SEPARATORS);
+  if (parts.length < 2) return title;
+  const separators = title.match(new RegExp(TITLE_SEPARATORS.source, 'g')) ?? [];
+  if ((parts.at(-1) ?? '').toLowerCase() === site) return title.slice(0, title.length - (parts.at(-1) as string).length - (separators.at(-1) as string).length);
+  if ((parts[0] ?? '').toLowerCase() === site) return title.slice((parts[0] as string).length + (separators[0] as string).length);
+  return title;
+}
+
+/** Absolute http(s) form of a URL in the page, or undefined. */
+function absolute(raw: string | null, base: string): string | undefined {
+  if (raw === null || raw.trim() === '') return undefined;
+  try {
+    const url = new URL(raw.trim(), base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Links made absolute, so they still lead somewhere from our pages. */
+function absoluteLinks(document: Doc, base: string): void {
+  for (const link of document.querySelectorAll('a[href]')) {
+    const href = absolute(link.getAttribute('href'), base);
+    if (href === undefined) link.removeAttribute('href');
+    else link.setAttribute('href', href);
+  }
+}
+
+/**
+ * Replaces each image source with a placeholder (at most `maxImages`; images beyond are
+ * removed), returning the absolute URLs in placeholder order. Lazy-loading attributes count.
+ */
+function placeholdImages(root: Root, base: string, maxImages: number): string[] {
+  const urls: string[] = [];
+  for (const image of [...root.querySelectorAll('img')]) {
+    const source = absolute(image.getAttribute('src') ?? image.getAttribute('data-src'), base);
+    image.removeAttribute('srcset');
+    image.removeAttribute('data-src');
+    if (source === undefined || urls.length >= maxImages) {
+      image.remove();
+      continue;
+    }
+    image.setAttribute('src', `${IMAGE_PLACEHOLDER}${urls.length}`);
+    urls.push(source);
+  }
+  return urls;
+}
+
+/**
+ * The story in `html`, fetched from `pageUrl`, or `undefined` when Readability finds no article.
+ * At most `maxImages` images are kept.
+ */
+export function extractStory(html: string, pageUrl: string, maxImages: number): ExtractedStory | undefined {
+  let { document } = parseHTML(html);
+  // linkedom builds no <html> around a bare fragment (its first element becomes the root) nor
+  // anything for an empty text; Readability needs a whole document.
+  if (document.documentElement?.tagName !== 'HTML') {
+    ({ document } = parseHTML(`<!doctype html><html><head></head><body>${html}</body></html>`));
+  }
+  const ld = jsonLdObjects(document);
+  const siteName =
+    metaContent(document, ['og:site_name', 'application-name']) ?? firstLd(ld, (object) => ldName(object.publisher) ?? (object['@type'] === 'WebSite' ? ldName(object.name) : null));
+  const metaTitle = metaContent(document, ['og:title', 'twitter:title']) ?? firstLd(ld, (object) => ldName(object.headline));
+  const metaAuthor =
+    authorName(metaContent(document, ['author', 'article:author', 'dc.creator'])) ?? authorName(firstLd(ld, (object) => ldName(object.author)));
+  const description = metaContent(document, ['og:description', 'description', 'twitter:description']);
+  const pageTitle = clean(document.querySelector('title')?.textContent);
+
+  absoluteLinks(document, pageUrl);
+  const article = new Readability(document, { keepClasses: false }).parse();
+  const text = clean(article?.textContent);
+  if (article === null || text === null || text.length < MIN_TEXT_CHARS || article.content === null || article.content === undefined) return undefined;
+
+  const { document: body } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`);
+  const imageUrls = placeholdImages(body.body, pageUrl, maxImages);
+  const title = withoutSiteName(metaTitle ?? clean(article.title) ?? pageTitle ?? new URL(pageUrl).hostname, siteName);
+  return {
+    title,
+    authorName: metaAuthor ?? authorName(article.byline ?? null),
+    summary: description ?? clean(article.excerpt),
+    contentHtml: body.body.innerHTML,
+    imageUrls,
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Importing a story from its URL (docs/api.md, "Importing from a URL"; docs/decisions.md, "URL
+ * import"): fetch the page through the SSRF guard, extract the story in a worker, download its
+ * images, then write it through the story service, so the counts, the search index and the
+ * outbox change in the same transaction as any other story write. File I/O (the images) happens
+ * before that transaction; if the write fails, the images this import stored are removed again.
+ */
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/open.js';
+import { stories } from '../../db/schema.js';
+import { BadRequest, Conflict, HTTP_URL_RULE } from '../../errors.js';
+import type { ImageStore } from '../../images/store.js';
+import { KeyedLock } from '../../images/path-lock.js';
+import type { JsonBytes } from '../../lib/json-bytes.js';
+import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
+import { createStory, updateStory } from '../../stories/service.js';
+import { URL_MAX } from '../../schemas/common.js';
+import type { ImportAllowList } from './destination.js';
+import { noArticle, notHtml, pageTooLarge, upstreamTimedOut } from './errors.js';
+import type { ExtractPool } from './extract-pool.js';
+import { fetchResource, isHttpUrl } from './fetch.js';
+import { downloadImages, placeImages } from './images.js';
+
+/** 10 MiB of HTML (after decompression) is far more than any story page; beyond is refused. */
+export const MAX_PAGE_BYTES = 10 * 1024 * 1024;
+/** The page's fetch, redirects and body included. */
+export const PAGE_TIMEOUT_MS = 15_000;
+/** At most this many images of a story are downloaded; the rest are dropped. */
+export const MAX_IMAGES = 50;
+/** A summary is a teaser, not a copy of the text. */
+const SUMMARY_MAX = 1000;
+
+export interface UrlImportDeps {
+  db: Db;
+  images: ImageStore;
+  pool: ExtractPool;
+  allow: ImportAllowList;
+}
+
+export interface UrlImportResult {
+  story: JsonBytes;
+  /** True for a new story (201), false when `update` re-imported into an existing one (200). */
+  created: boolean;
+}
+
+/** One import per final URL at a time: "is it a duplicate?" and the write never interleave. */
+const importLocks = new KeyedLock();
+
+/**
+ * The URL as it is stored in `sourceUrl` and compared for duplicates: WHATWG-normalised (scheme and
+ * host lower case, default port and dot segments gone, IP forms such as `0x7f.1` spelled out), without
+ * the `#fragment`. 400 on `url` for anything but an absolute http(s) URL without credentials.
+ */
+export function normaliseImportUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new BadRequest('Validation failed', { url: HTTP_URL_RULE });
+  }
+  if (!isHttpUrl(url)) throw new BadRequest('Validation failed', { url: HTTP_URL_RULE });
+  if (url.username !== '' || url.password !== '') throw new BadRequest('Validation failed', { url: 'must not contain a user name or password' });
+  url.hash = '';
+  return url;
+}
+
+/** The story imported from `sourceUrl` (an indexed column), if any. */
+function findBySourceUrl(db: Db, sourceUrl: string): string | undefined {
+  return db.select({ id: stories.id }).from(stories).where(eq(stories.sourceUrl, sourceUrl)).limit(1).get()?.id;
+}
+
+function duplicate(id: string): Conflict {
+  return new Conflict('A story was already imported from this URL', {
+    url: 'was already imported; add ?update=true to import it again into the same story',
+    storyId: id,
+  });
+}
+
+function cut(text: string | null, max: number): string | null {
+  if (text === null) return null;
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Fetches the page: 415 when it is not HTML, 422 over {@link MAX_PAGE_BYTES}, 504 past the deadline. */
+async function fetchPage(url: URL, allow: ImportAllowList) {
+  const signal = AbortSignal.timeout(PAGE_TIMEOUT_MS);
+  try {
+    return await fetchResource(url, {
+      allow,
+      accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+      checkType: (type) => {
+        if (type !== 'text/html' && type !== 'application/xhtml+xml') throw notHtml(type);
+      },
+      maxBytes: MAX_PAGE_BYTES,
+      tooLarge: () => pageTooLarge(MAX_PAGE_BYTES),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw upstreamTimedOut(PAGE_TIMEOUT_MS / 1000);
+    throw error;
+  }
+}
+
+/**
+ * Imports the story at `rawUrl`. A story whose `sourceUrl` is the same normalised URL (before or
+ * after redirects) is a 409 naming it, unless `update` is set: then that story is updated from
+ * the page (its tags, series, rating and cover are kept).
+ */
+export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update: boolean): Promise<UrlImportResult> {
+  const requested = normaliseImportUrl(rawUrl);
+  const earlier = findBySourceUrl(deps.db, requested.href);
+  if (earlier !== undefined && !update) throw duplicate(earlier);
+
+  const page = await fetchPage(requested, deps.allow);
+  const finalUrl = normaliseImportUrl(page.url.href).href;
+  if (finalUrl.length > URL_MAX) throw new BadRequest('Validation failed', { url: `leads to an address longer than ${URL_MAX} characters` });
+  const extracted = await deps.pool.extract(page.body, page.charset, finalUrl, MAX_IMAGES);
+  if (extracted === undefined) throw noArticle();
+
+  return importLocks.run(finalUrl, async () => {
+    const existing = findBySourceUrl(deps.db, finalUrl) ?? earlier;
+    if (existing !== undefined && !update) throw duplicate(existing);
+    const stored = await downloadImages(deps.images, extracted.imageUrls, deps.allow);
+    const body: StoryCreateBody = {
+      title: cut(extracted.title, STORY_TITLE_MAX) as string,
+      authorName: extracted.authorName === null || extracted.authorName.length > LINKED_NAME_MAX ? null : extracted.authorName,
+      summary: cut(extracted.summary, SUMMARY_MAX),
+      contentHtml: placeImages(extracted.contentHtml, stored),
+      sourceUrl: finalUrl,
+    };
+    try {
+      if (existing === undefined) return { story: await createStory(deps.db, deps.images, body), created: true };
+      return { story: await updateStory(deps.db, deps.images, existing, body), created: false };
+    } catch (error) {
+      for (const relPath of stored) if (relPath !== undefined) await deps.images.discardUpload(relPath);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,23 @@
+import fp from 'fastify-plugin';
+import { ExtractPool } from '../import/url/extract-pool.js';
+import type { UrlImportDeps } from '../import/url/service.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What a URL import needs (src/import/url/service.ts): the database, the image store, the extraction workers and IMPORT_ALLOW_HOSTS. */
+    urlImports: UrlImportDeps;
+  }
+}
+
+/**
+ * The URL import's shared parts: one bounded pool of extraction workers per app (started on the
+ * first import, terminated when the app closes), used by the API route and the web form alike.
+ */
+export const urlImportPlugin = fp(
+  async (app) => {
+    const pool = new ExtractPool();
+    app.addHook('onClose', async () => pool.close());
+    app.decorate('urlImports', { db: app.db, images: app.images, pool, allow: app.config.importAllowHosts });
+  },
+  { name: 'storyshelf-url-import', fastify: '5.x', dependencies: ['storyshelf-db', 'storyshelf-images'] },
+);

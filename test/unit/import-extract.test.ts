@@ -1,0 +1,69 @@
+import t from 'tap';
+import { decodeHtml } from '../../src/import/decode-html.js';
+import { extractStory, IMAGE_PLACEHOLDER, withoutSiteName } from '../../src/import/html-story.js';
+import { storyParagraphs } from '../helpers/fixture-site.js';
+
+const TEXT = storyParagraphs(['rain', 'on', 'the', 'harbour', 'roofs', 'woke', 'the', 'town']);
+
+t.test('the site name is cut from either end of the title only when the page names the site', async (t) => {
+  t.equal(withoutSiteName('The Keeper – Tales Weekly', 'Tales Weekly'), 'The Keeper');
+  t.equal(withoutSiteName('Tales Weekly | The Keeper', 'tales weekly'), 'The Keeper');
+  t.equal(withoutSiteName('Part One - The Keeper — Tales Weekly', 'Tales Weekly'), 'Part One - The Keeper');
+  t.equal(withoutSiteName('Before - After', null), 'Before - After', 'no site name: a dash is part of the title');
+  t.equal(withoutSiteName('Before - After', 'Elsewhere'), 'Before - After');
+});
+
+t.test('metadata: JSON-LD author and headline, og:site_name, description; Readability for the body', async (t) => {
+  const html = `<html><head><title>Harbour Rain | Quay Stories</title>
+<meta property="og:site_name" content="Quay Stories">
+<meta name="description" content="A wet night.">
+<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"Article","headline":"Harbour Rain","author":[{"@type":"Person","name":"Ana Ruiz"},{"@type":"Person","name":"Bo Chen"}]}]}</script>
+<script type="application/ld+json">{ broken</script>
+</head><body><article>${TEXT}</article></body></html>`;
+  const story = extractStory(html, 'https://quay.example/rain', 50);
+  t.ok(story);
+  t.equal(story?.title, 'Harbour Rain');
+  t.equal(story?.authorName, 'Ana Ruiz, Bo Chen');
+  t.equal(story?.summary, 'A wet night.');
+  t.match(story?.contentHtml, /rain on the harbour roofs/);
+});
+
+t.test('profile URLs and handles are not author names; "By" is dropped from a byline', async (t) => {
+  const page = (meta: string) => `<html><head><title>T</title>${meta}</head><body><article>${TEXT}</article></body></html>`;
+  t.equal(extractStory(page('<meta property="article:author" content="https://facebook.com/someone">'), 'https://x.example/', 5)?.authorName ?? null, null);
+  t.equal(extractStory(page('<meta name="author" content="@someone">'), 'https://x.example/', 5)?.authorName ?? null, null);
+  t.equal(extractStory(page('<meta name="author" content="By  Kim  Lee">'), 'https://x.example/', 5)?.authorName, 'Kim Lee');
+});
+
+t.test('images become numbered placeholders with absolute URLs, lazy sources count, at most maxImages', async (t) => {
+  const images = Array.from({ length: 5 }, (_, n) => `<img src="/i/${n}.png" srcset="/i/${n}@2x.png 2x" alt="${n}">`).join('');
+  const html = `<html><body><article>${TEXT}<p>${images}<img data-src="lazy.jpg" alt="lazy"><img src="data:image/png;base64,AAAA" alt="inline data"></p></article></body></html>`;
+  const story = extractStory(html, 'https://pics.example/story/1', 3);
+  t.same(story?.imageUrls, ['https://pics.example/i/0.png', 'https://pics.example/i/1.png', 'https://pics.example/i/2.png']);
+  const placeholders = [...(story?.contentHtml ?? '').matchAll(/src="([^"]+)"/g)].map((match) => match[1]);
+  t.same(placeholders, [`${IMAGE_PLACEHOLDER}0`, `${IMAGE_PLACEHOLDER}1`, `${IMAGE_PLACEHOLDER}2`], 'the rest are removed');
+  t.notMatch(story?.contentHtml, /srcset/);
+  const lazy = extractStory(`<html><body><article>${TEXT}<p><img data-src="lazy.jpg" alt="lazy"></p></article></body></html>`, 'https://pics.example/story/1', 3);
+  t.same(lazy?.imageUrls, ['https://pics.example/story/lazy.jpg']);
+});
+
+t.test('a page without article text is no story', async (t) => {
+  t.equal(extractStory('<html><body><nav><a href="/">Home</a></nav></body></html>', 'https://x.example/', 5), undefined);
+  t.equal(extractStory('', 'https://x.example/', 5), undefined);
+  t.equal(extractStory('<!-- nothing -->', 'https://x.example/', 5), undefined);
+});
+
+t.test('a bare fragment (no <html>) is read as a whole document', async (t) => {
+  const story = extractStory(TEXT, 'https://x.example/a', 5);
+  t.match(story?.contentHtml, /rain on the harbour roofs/);
+  t.equal(story?.title, 'x.example', 'no title anywhere: the host name');
+});
+
+t.test('charset: BOM, then the transport, then <meta>, then windows-1252', async (t) => {
+  const sjis = Buffer.concat([Buffer.from('<meta charset="shift_jis"><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b])]);
+  t.equal(decodeHtml(sjis), '<meta charset="shift_jis"><p>日本');
+  const cp1251 = Buffer.from([0xcc, 0xe8, 0xf0]);
+  t.equal(decodeHtml(cp1251, 'windows-1251'), 'Мир', 'the Content-Type charset');
+  t.equal(decodeHtml(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset="windows-1251">é')]), 'windows-1251'), '<meta charset="windows-1251">é', 'a UTF-8 BOM wins over both');
+  t.equal(decodeHtml(Buffer.from([0xe9])), 'é', 'nothing declared: windows-1252');
+});
