@@ -59,11 +59,13 @@ t.test('a bare fragment (no <html>) is read as a whole document', async (t) => {
   t.equal(story?.title, 'x.example', 'no title anywhere: the host name');
 });
 
-t.test('charset: BOM, then the transport, then <meta>, then windows-1252', async (t) => {
+t.test('charset: BOM, then the transport, then <meta>, then UTF-8 when valid, then windows-1252', async (t) => {
   const sjis = Buffer.concat([Buffer.from('<meta charset="shift_jis"><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b])]);
   t.equal(decodeHtml(sjis), '<meta charset="shift_jis"><p>日本');
   const cp1251 = Buffer.from([0xcc, 0xe8, 0xf0]);
   t.equal(decodeHtml(cp1251, 'windows-1251'), 'Мир', 'the Content-Type charset');
   t.equal(decodeHtml(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset="windows-1251">é')]), 'windows-1251'), '<meta charset="windows-1251">é', 'a UTF-8 BOM wins over both');
-  t.equal(decodeHtml(Buffer.from([0xe9])), 'é', 'nothing declared: windows-1252');
+  t.equal(decodeHtml(Buffer.from([0xe9])), 'é', 'nothing declared and not UTF-8: windows-1252');
+  t.equal(decodeHtml(Buffer.from('<title>Story – Site</title>café', 'utf8')), '<title>Story – Site</title>café', 'nothing declared, valid UTF-8: UTF-8');
+  t.equal(decodeHtml(Buffer.from('<meta charset="windows-1252">café', 'utf8')), '<meta charset="windows-1252">cafÃ©', 'a declared charset wins even over valid UTF-8');
 });
