@@ -42,6 +42,7 @@ export const searchPlugin = fp(
     const unsubscribe = onSearchChanges(app.db, (tx, changes) => engine.documentsChanged(tx, changes));
     writeTransaction(app.db, () => undefined);
     app.decorate('searchEngine', engine);
+    embedded.start();
     typesense?.start();
     app.addHook('preClose', (done) => {
       engine.stopLongWork();
