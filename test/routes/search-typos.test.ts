@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
-import { buildTypesenseApp, drained } from '../helpers/fake-typesense/app.js';
+import { buildTypesenseApp, drained, waitFor } from '../helpers/fake-typesense/app.js';
 import { StorySearchResult } from '../../src/schemas/search.js';
 import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
 import { termCount, termsRefreshDue } from '../../src/search/embedded/terms.js';
@@ -44,7 +44,7 @@ async function world(t: Test, engine: EngineName): Promise<World> {
 }
 
 async function search(ctx: TestContext, params: Record<string, string | number>): Promise<Result> {
-  const query = new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)]));
+  const query = new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)]));
   const res = await ctx.get(`/api/stories/search?${query.toString()}`);
   if (res.statusCode !== 200) throw new Error(`search failed: ${res.statusCode} ${res.body}`);
   const body = res.json() as Result;
@@ -174,4 +174,11 @@ t.test('embedded: the refresh walks the vocabulary in chunks, and start-up fills
   await engine.refreshTerms();
   await engine.close();
   t.equal(termCount(ctx.app.db), all.length, 'start-up refilled the emptied table');
+
+  ctx.app.db.$client.prepare('DELETE FROM search_terms').run();
+  const reindex = await ctx.post('/api/search/reindex');
+  t.equal(reindex.statusCode, 200);
+  // Nobody asks for a refresh here: the reindex starts one in the background.
+  await waitFor(() => termCount(ctx.app.db) === all.length, 'the refresh after the reindex', 10_000);
+  t.equal(termCount(ctx.app.db), all.length, 'a reindex refreshes the terms after it');
 });
