@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/open.js';
 import type { AuthorDto } from '../../schemas/author.js';
-import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
+import type { SearchHealth } from '../../schemas/search.js';
 import {
   emptyPage,
   type AuthorSearchRequest,
@@ -17,11 +17,10 @@ import {
   type StorySearchRequest,
 } from '../engine.js';
 import { findAuthors } from './authors.js';
-import { findStories } from './stories.js';
+import { emptyStoryPage, findStories } from './stories.js';
 import { sqliteClient } from '../../db/statements.js';
 import { suggest } from './suggestions.js';
 import { rebuildProgress, rebuildSearchIndex } from './rebuild.js';
-import { emptyFacets } from './facets.js';
 import { refreshSearchTerms, termsRefreshDue } from './terms.js';
 
 export interface EmbeddedEngineOptions {
@@ -61,8 +60,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
   }
 
   async searchStories(request: StorySearchRequest): Promise<StorySearchPage> {
-    const empty: StorySearchPage = { ...emptyPage<StorySearchDto>(request), ...(request.facets === true ? { facets: emptyFacets() } : {}) };
-    return this.guard(request.query, () => findStories(this.db, request), empty);
+    return this.guard(request.query, () => findStories(this.db, request), emptyStoryPage(request));
   }
 
   /**

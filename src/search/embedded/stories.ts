@@ -175,6 +175,11 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
   return results;
 }
 
+/** The page that matches nothing, with empty facets when they were asked for. */
+export function emptyStoryPage(request: StorySearchRequest): StorySearchPage {
+  return { ...emptyPage<StorySearchDto>(request), ...(request.facets === true ? { facets: emptyFacets() } : {}) };
+}
+
 /**
  * One page of story search results (see the file comment). A filter naming no existing
  * author, or a tag that does not exist, matches nothing; so does text with no searchable word.
@@ -185,7 +190,7 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
 export function findStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): StorySearchPage {
   const client = sqliteClient(db);
   const { page, size } = request;
-  const empty = (): StorySearchPage => ({ ...emptyPage<StorySearchDto>(request), ...(request.facets === true ? { facets: emptyFacets() } : {}) });
+  const empty = () => emptyStoryPage(request);
   let parsed = parseQuery(request.query);
   if (!parsed.matchAll && parsed.match === null) return empty();
   const filter = resolveFilter(client, request);
