@@ -33,6 +33,13 @@ t.test('a corrected search says so and links to the words as typed', async (t) =
 
   const plain = parseHtml((await ctx.page('/search?q=dollar')).body);
   t.notOk(plain.one('#search-correction'), 'no notice for an exact hit');
+
+  // A quoted piece is shown as typed in the correction: markup in it must stay text.
+  const hostile = await ctx.page(`/search?q=${encodeURIComponent('dolar "under<!--"')}`);
+  const marked = parseHtml(hostile.body);
+  t.equal(marked.all('.search-hit').length, 1, 'the quoted word matches, the other is corrected');
+  t.equal(marked.text('#search-correction strong'), 'dollar "under<!--"', 'shown as typed');
+  t.notMatch(hostile.body, 'under<!--', 'the markup never appears raw');
 });
 
 t.test('exact-words text quotes the whole text once', async (t) => {
