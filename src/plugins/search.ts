@@ -63,6 +63,7 @@ export const searchPlugin = fp(
       pool?.warm();
       done();
     });
+    embedded.start();
     typesense?.start();
     app.addHook('preClose', (done) => {
       engine.stopLongWork();
@@ -71,9 +72,8 @@ export const searchPlugin = fp(
     app.addHook('onClose', async () => {
       await engine.flush?.(SHUTDOWN_FLUSH_MS);
       unsubscribe();
+      // Typesense closes its embedded fallback, which holds the search threads.
       await engine.close();
-      // Typesense leaves its fallback open; the embedded engine holds the search threads.
-      if (engine !== embedded) await embedded.close();
     });
   },
   { name: 'storyshelf-search', fastify: '5.x', dependencies: ['storyshelf-db'] },

@@ -32,6 +32,9 @@ export const StorySearchQuery = Type.Object({
     Type.Unsafe<StorySearchSortKey>(Type.String({ enum: [...STORY_SEARCH_SORT_KEYS], description: `One of ${STORY_SEARCH_SORT_KEYS.join(', ')}` })),
   ),
   sortDir: Type.Optional(SortDir),
+  facets: Type.Optional(
+    Type.Boolean({ description: 'true: add author, tag and rating counts over every matching story (top 20 of each)' }),
+  ),
 });
 export type StorySearchQuery = Static<typeof StorySearchQuery>;
 
@@ -89,7 +92,35 @@ export function SearchResult<T extends TSchema>(item: T) {
   });
 }
 
-export const StorySearchResult = SearchResult(StorySearchDto);
+/** Facet values kept per facet, most stories first (Typesense's `max_facet_values`). */
+export const FACET_VALUES_MAX = 20;
+
+const FacetName = Type.Object({ name: Type.String(), count: Type.Integer({ minimum: 1 }) });
+
+/** Counts over the whole result set, not the page (docs/decisions.md, "Search facets"). */
+export const SearchFacets = Type.Object({
+  authors: Type.Array(FacetName, { maxItems: FACET_VALUES_MAX, description: 'Most stories first, then by name' }),
+  tags: Type.Array(FacetName, { maxItems: FACET_VALUES_MAX, description: 'Most stories first, then by name' }),
+  ratings: Type.Array(Type.Object({ rating: Rating, count: Type.Integer({ minimum: 1 }) }), {
+    maxItems: 5,
+    description: 'Highest rating first; unrated stories are not counted',
+  }),
+  approximate: Type.Optional(
+    Type.Literal(true, { description: 'Present when the search matched so many stories that the counts were estimated from an even sample' }),
+  ),
+});
+export type SearchFacets = Static<typeof SearchFacets>;
+
+export const StorySearchResult = Type.Composite([
+  SearchResult(StorySearchDto),
+  Type.Object({
+    correctedQuery: Type.Optional(
+      Type.String({ description: 'Present only when the exact text found nothing and these results match it with typos corrected' }),
+    ),
+    typoCorrected: Type.Optional(Type.Literal(true, { description: 'Present (true) exactly when correctedQuery is' })),
+    facets: Type.Optional(SearchFacets),
+  }),
+]);
 export type StorySearchResult = Static<typeof StorySearchResult>;
 
 export const AuthorSearchResult = SearchResult(AuthorDto);

@@ -11,7 +11,7 @@
 import type { DbOrTx } from '../db/open.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorDto } from '../schemas/author.js';
-import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
+import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, SearchFacets, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 
 /**
  * A story search as engines receive it: complete, its defaults filled once by
@@ -31,6 +31,8 @@ export interface StorySearchRequest {
   maxRating?: number;
   sortBy: StorySearchSortKey;
   sortDir: SortDirection;
+  /** Count authors, tags and ratings over every matching story (docs/decisions.md, "Search facets"). */
+  facets?: boolean;
 }
 
 /** An author search as engines receive it, complete (`authorSearchRequest`, ./service.ts). */
@@ -62,6 +64,17 @@ export interface SearchPage<T> {
   perPage: number;
 }
 
+/**
+ * A page of story hits, with what only story searches add: the text the typo correction read
+ * (docs/decisions.md, "Typo tolerance"), and the facets when asked for. Plain data: it may cross a
+ * worker thread boundary.
+ */
+export interface StorySearchPage extends SearchPage<StorySearchDto> {
+  /** Set only when the exact text found nothing and corrected words found these results. */
+  correctedQuery?: string;
+  facets?: SearchFacets;
+}
+
 /** The page that matches nothing, for this request. */
 export function emptyPage<T>(request: { page: number; size: number }): SearchPage<T> {
   return { results: [], totalHits: 0, page: request.page, perPage: request.size };
@@ -70,7 +83,7 @@ export function emptyPage<T>(request: { page: number; size: number }): SearchPag
 export interface SearchEngine {
   /** Which engine answers: named by health and by the benchmark. */
   readonly kind: SearchEngineKind;
-  searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>>;
+  searchStories(request: StorySearchRequest): Promise<StorySearchPage>;
   /** Distinct titles and names with a word starting with the text, best first, at most `limit`. */
   suggest(text: string, limit: number): Promise<string[]>;
   searchAuthors(request: AuthorSearchRequest): Promise<SearchPage<AuthorDto>>;

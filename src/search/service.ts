@@ -86,9 +86,16 @@ export async function answerStorySearch(engine: SearchEngine, query: StorySearch
       maxRating: query.maxRating,
       sortBy: query.sortBy,
       sortDir: sortDirection(query.sortDir, 'desc'),
+      facets: query.facets === true ? true : undefined,
     }),
   );
-  return withEcho(result, query.query, started);
+  // Without a correction or facets the body keeps exactly the SearchResultDto fields.
+  const { correctedQuery, facets, ...page } = result;
+  return {
+    ...withEcho(page, query.query, started),
+    ...(correctedQuery === undefined ? {} : { correctedQuery, typoCorrected: true as const }),
+    ...(facets === undefined || query.facets !== true ? {} : { facets }),
+  };
 }
 
 export async function answerAuthorSearch(engine: SearchEngine, query: AuthorFullTextQuery): Promise<AuthorSearchResult> {

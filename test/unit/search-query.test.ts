@@ -18,9 +18,9 @@ t.test('fold words like unicode61 remove_diacritics 2', async (t) => {
 });
 
 t.test('queries become AND-ed FTS5 strings; the last word is a prefix from 3 characters', async (t) => {
-  t.same(parseQuery('*'), { matchAll: true, match: null, words: [], prefix: false });
-  t.same(parseQuery('   '), { matchAll: true, match: null, words: [], prefix: false });
-  t.same(parseQuery(' * '), { matchAll: true, match: null, words: [], prefix: false });
+  t.same(parseQuery('*'), { matchAll: true, match: null, words: [], prefix: false, pieces: [] });
+  t.same(parseQuery('   '), { matchAll: true, match: null, words: [], prefix: false, pieces: [] });
+  t.same(parseQuery(' * '), { matchAll: true, match: null, words: [], prefix: false, pieces: [] });
   t.equal(parseQuery('dragon').match, '"dragon"*');
   t.equal(parseQuery('Red DRAGON').match, '"Red" AND "DRAGON"*');
   t.same(parseQuery('Red DRAGON').words, ['red', 'dragon']);
@@ -28,7 +28,7 @@ t.test('queries become AND-ed FTS5 strings; the last word is a prefix from 3 cha
   t.equal(parseQuery('"dragon" OR (cafe)').match, '"""dragon""" AND "OR" AND "(cafe)"*', 'operators stay inside strings');
   t.equal(parseQuery('e-mail').match, '"e-mail"*', 'a piece stays one phrase');
   t.same(parseQuery('e-mail').words, ['e', 'mail']);
-  t.same(parseQuery('"(*)" - :'), { matchAll: false, match: null, words: [], prefix: false }, 'no searchable word: nothing matches');
+  t.same(parseQuery('"(*)" - :'), { matchAll: false, match: null, words: [], prefix: false, pieces: [] }, 'no searchable word: nothing matches');
   t.equal(parseQuery('a\u0000b').match, '"a" AND "b"', 'NUL separates');
   const long = parseQuery(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '));
   t.equal(long.words.length, MAX_QUERY_PIECES);

@@ -164,3 +164,39 @@ t.test('faults: down, unavailable, slow', async (t) => {
   await client.health.retrieve();
   t.ok(Date.now() - started >= 190, 'answers are delayed');
 });
+
+t.test('typo tolerance, phrases and facets follow Typesense’s documented defaults', async (t) => {
+  const fake = await startFakeTypesense(t);
+  const client = clientFor(fake);
+  await client.collections().create(schema);
+  const docs = [
+    { id: '1', title: 'The lighthouse keeper', titleKey: 'a', tags: ['sea', 'night'], year: 2001, rating: 4 },
+    { id: '2', title: 'A dog and its collar', titleKey: 'b', tags: ['sea'], year: 1990, rating: 4 },
+    { id: '3', title: 'Fog over the bay', titleKey: 'c', tags: ['night'], year: 2020, rating: 2 },
+  ];
+  await client.collections('books_1').documents().import(docs, { action: 'upsert' });
+  type Result = { found: number; hits?: { document: { id: string }; highlights?: { matched_tokens?: unknown }[] }[]; facet_counts?: unknown[] };
+  const search = (params: Record<string, unknown>) => client.collections('books_1').documents().search(params as never) as unknown as Promise<Result>;
+  const ids = async (params: Record<string, unknown>) => (await search({ query_by: 'title', ...params })).hits?.map((hit) => hit.document.id);
+
+  t.same(await ids({ q: 'lighthuose' }), ['1'], 'one swap is one typo, on by default');
+  t.same(await ids({ q: 'lihgthuose' }), ['1'], 'two typos for words of 7 letters or more, by default');
+  t.same(await ids({ q: 'lihgthuose', num_typos: 1 }), [], 'num_typos bounds them');
+  t.same(await ids({ q: 'colar', prefix: false }), ['2'], 'one typo from 4 letters');
+  t.same(await ids({ q: 'colar', prefix: false, min_len_1typo: 6 }), [], 'min_len_1typo raises that');
+  t.same(await ids({ q: 'fgo' }), [], 'no typo under 4 letters');
+  t.same(await ids({ q: 'lighthuose', num_typos: 0 }), [], 'num_typos 0: none');
+  t.same(await ids({ q: 'lighthuose', typo_tokens_threshold: 0 }), [], 'typos are tried only while hits are under typo_tokens_threshold');
+  t.same(await ids({ q: 'collar', prefix: false }), ['2']);
+  t.same(await ids({ q: '"lighthuose"' }), [], 'a quoted phrase has no typos');
+  t.same(await ids({ q: '"the lighthouse" keper' }), ['1'], 'a phrase beside a misspelt word');
+  t.same(await ids({ q: '"lighthouse the"' }), [], 'a phrase keeps its order');
+  const typo = await search({ q: 'lighthuose', query_by: 'title' });
+  t.same(typo.hits?.[0]?.highlights?.[0]?.matched_tokens, ['lighthouse'], 'the highlight names the word matched');
+
+  const faceted = await search({ q: '*', facet_by: 'tags', max_facet_values: 1 });
+  t.same(faceted.facet_counts, [{ counts: [{ count: 2, highlighted: 'night', value: 'night' }], field_name: 'tags', sampled: false, stats: { total_values: 2 } }], 'most first, ties by value, max_facet_values');
+  const filtered = await search({ q: 'fog', query_by: 'title', facet_by: 'tags', per_page: 1 });
+  t.same((filtered.facet_counts?.[0] as { counts: unknown[] }).counts, [{ count: 1, highlighted: 'night', value: 'night' }], 'counted over the hits');
+  await rejects(t, search({ q: '*', facet_by: 'rating' }), 404, /facet field named `rating`/, 'a field without facet: true cannot be a facet');
+});

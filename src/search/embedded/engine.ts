@@ -10,13 +10,31 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/open.js';
 import type { AuthorDto } from '../../schemas/author.js';
-import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
-import { emptyPage, type AuthorSearchRequest, type SearchChanges, type SearchEngine, type SearchPage, type StorySearchRequest } from '../engine.js';
+import type { SearchHealth } from '../../schemas/search.js';
+import {
+  emptyPage,
+  type AuthorSearchRequest,
+  type SearchChanges,
+  type SearchEngine,
+  type SearchPage,
+  type StorySearchPage,
+  type StorySearchRequest,
+} from '../engine.js';
 import type { WorkerPool } from '../../lib/worker-pool.js';
 import { sqliteClient } from '../../db/statements.js';
 import { embeddedReads, type EmbeddedReads } from './reads.js';
-import { rebuildSearchIndex } from './rebuild.js';
+import { emptyStoryPage } from './stories.js';
+import { rebuildProgress, rebuildSearchIndex } from './rebuild.js';
 import { searchPoolError } from './search-pool.js';
+import { refreshSearchTerms, termsRefreshDue } from './terms.js';
+
+export interface EmbeddedEngineOptions {
+  /** How often {@link EmbeddedSearchEngine.start}'s timer asks whether `search_terms` needs a refresh. */
+  termsCheckMs?: number;
+}
+
+/** A minute: a refresh is due only after writes to 5 % of the library, so checking is rarely fruitful. */
+const TERMS_CHECK_MS = 60_000;
 
 /** An FTS5 error that slipped past the query builder: answered as "no match", never a 500. */
 function isFtsQueryError(error: unknown): boolean {
@@ -27,18 +45,66 @@ export class EmbeddedSearchEngine implements SearchEngine {
   readonly kind = 'embedded' as const;
   private stopping = false;
   private readonly reads: EmbeddedReads;
+  private termsTimer: NodeJS.Timeout | undefined;
+  private termsRefresh: Promise<void> | undefined;
+  private termsAgain = false;
 
   constructor(
     private readonly db: Db,
     private readonly log?: FastifyBaseLogger,
     /** The search worker pool; the engine closes it. Without one, queries run in process. */
     readonly pool?: WorkerPool,
+    private readonly options: EmbeddedEngineOptions = {},
   ) {
     this.reads = embeddedReads(db);
   }
 
-  async searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>> {
-    return this.guard(request.query, this.read('searchStories', request), emptyPage(request));
+  /**
+   * Background upkeep of the typo-correction vocabulary (./terms.ts): a refresh now when it is
+   * due (an empty table in a library with stories), then a check every minute.
+   */
+  start(): void {
+    this.refreshTermsIfDue();
+    this.termsTimer = setInterval(() => this.refreshTermsIfDue(), this.options.termsCheckMs ?? TERMS_CHECK_MS);
+    this.termsTimer.unref();
+  }
+
+  async searchStories(request: StorySearchRequest): Promise<StorySearchPage> {
+    return this.guard(request.query, this.read('searchStories', request), emptyStoryPage(request));
+  }
+
+  /**
+   * Refreshes `search_terms` from the story index in the background; a call while one runs makes
+   * it run once more (the index may have changed under it). Never rejects: a failure is logged.
+   */
+  refreshTerms(): Promise<void> {
+    if (this.termsRefresh !== undefined) {
+      this.termsAgain = true;
+      return this.termsRefresh;
+    }
+    const run = async () => {
+      do {
+        this.termsAgain = false;
+        // A rebuild empties the index first: refreshing meanwhile would drop most terms. It asks again when done.
+        if (rebuildProgress(this.db) !== undefined) return;
+        await refreshSearchTerms(this.db, { stopped: () => this.stopping || rebuildProgress(this.db) !== undefined });
+      } while (this.termsAgain && !this.stopping);
+    };
+    this.termsRefresh = run()
+      .catch((error: unknown) => this.log?.error({ err: error }, 'search terms refresh failed'))
+      .finally(() => {
+        this.termsRefresh = undefined;
+      });
+    return this.termsRefresh;
+  }
+
+  private refreshTermsIfDue(): void {
+    if (this.stopping || this.termsRefresh !== undefined) return;
+    try {
+      if (termsRefreshDue(this.db)) void this.refreshTerms();
+    } catch (error) {
+      this.log?.error({ err: error }, 'search terms check failed');
+    }
   }
 
   async suggest(text: string, limit: number): Promise<string[]> {
@@ -49,12 +115,16 @@ export class EmbeddedSearchEngine implements SearchEngine {
     return this.guard(request.query, this.read('searchAuthors', request), emptyPage(request));
   }
 
+  /** Rebuilds the index, then refreshes the typo-correction vocabulary in the background. */
   async reindex(): Promise<{ storiesCount: number }> {
-    return { storiesCount: await rebuildSearchIndex(this.db, { stopped: () => this.stopping }) };
+    const storiesCount = await rebuildSearchIndex(this.db, { stopped: () => this.stopping });
+    void this.refreshTerms();
+    return { storiesCount };
   }
 
   stopLongWork(): void {
     this.stopping = true;
+    clearInterval(this.termsTimer);
   }
 
   /** Healthy when the index answers a query. */
@@ -76,6 +146,9 @@ export class EmbeddedSearchEngine implements SearchEngine {
   documentsChanged(_tx: DbOrTx, _changes: SearchChanges): void {}
 
   async close(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.termsTimer);
+    await this.termsRefresh;
     await this.pool?.close();
   }
 

@@ -9,9 +9,11 @@ import type { Db } from '../../db/open.js';
 import { nameKey } from '../../lib/names.js';
 import type { SortDirection } from '../../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
-import { emptyPage, type SearchPage, type StorySearchRequest } from '../engine.js';
+import { emptyPage, type StorySearchPage, type StorySearchRequest } from '../engine.js';
 import { presentStoryHit, type StoryHitRow } from '../present.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
+import { correctQuery } from './corrections.js';
+import { emptyFacets, searchFacets } from './facets.js';
 import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
 import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
 import { defineStatements, defineStatementShapes, sqliteClient } from '../../db/statements.js';
@@ -173,20 +175,43 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
   return results;
 }
 
+/** The page that matches nothing, with empty facets when they were asked for. */
+export function emptyStoryPage(request: StorySearchRequest): StorySearchPage {
+  return { ...emptyPage<StorySearchDto>(request), ...(request.facets === true ? { facets: emptyFacets() } : {}) };
+}
+
 /**
  * One page of story search results (see the file comment). A filter naming no existing
  * author, or a tag that does not exist, matches nothing; so does text with no searchable word.
+ * When the exact text matches nothing, its misspelt words are widened to the library's words one
+ * edit away (./corrections.ts) and the search runs once more; `correctedQuery` then says so.
+ * Facets, when asked for, count over every story the answered search matches (./facets.ts).
  */
-export function findStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): SearchPage<StorySearchDto> {
+export function findStories(db: Db, request: StorySearchRequest, options: { probeLimit?: number } = {}): StorySearchPage {
   const client = sqliteClient(db);
   const { page, size } = request;
-  const empty = emptyPage<StorySearchDto>(request);
-  const parsed = parseQuery(request.query);
-  if (!parsed.matchAll && parsed.match === null) return empty;
+  const empty = () => emptyStoryPage(request);
+  let parsed = parseQuery(request.query);
+  if (!parsed.matchAll && parsed.match === null) return empty();
   const filter = resolveFilter(client, request);
-  if (filter === null) return empty;
+  if (filter === null) return empty();
 
   const window = { limit: size, offset: page * size };
-  const { seqs, total } = pickPage(client, parsed, filter, request.sortBy, request.sortDir, window, options.probeLimit);
-  return { results: presentPage(client, seqs, parsed), totalHits: total, page, perPage: size };
+  let picked = pickPage(client, parsed, filter, request.sortBy, request.sortDir, window, options.probeLimit);
+  let correctedQuery: string | undefined;
+  if (picked.total === 0 && !parsed.matchAll) {
+    const corrected = correctQuery(client, parsed);
+    if (corrected !== undefined) {
+      const retried = pickPage(client, corrected.parsed, filter, request.sortBy, request.sortDir, window, options.probeLimit);
+      if (retried.total > 0) {
+        picked = retried;
+        parsed = corrected.parsed;
+        correctedQuery = corrected.correctedQuery;
+      }
+    }
+  }
+  const result: StorySearchPage = { results: presentPage(client, picked.seqs, parsed), totalHits: picked.total, page, perPage: size };
+  if (correctedQuery !== undefined) result.correctedQuery = correctedQuery;
+  if (request.facets === true) result.facets = searchFacets(client, parsed.match, filter, picked.total);
+  return result;
 }

@@ -199,6 +199,15 @@ function setsPlan(input: PlanInput): StoryPlan {
   };
 }
 
+/**
+ * The seqs of every story the search matches, in no order (facets count over them): FTS5's
+ * matches with each filter as a set, or, without text, the filters' sets over the attrs index.
+ */
+export function matchingSeqs(match: string | null, filter: SearchFilter): string {
+  if (match !== null) return `SELECT f.rowid AS seq FROM stories_fts f ${where(['stories_fts MATCH @match', ...setConditions(filter, 'f.rowid')])}`;
+  return `SELECT s.seq AS seq FROM ${ATTRS} ${where(setConditions(filter, 's.seq', 's.id'))}`;
+}
+
 /** The cheapest plan for this search (see the file comment). */
 export function planStorySearch(input: PlanInput): StoryPlan {
   const driver = probeDriver(input);

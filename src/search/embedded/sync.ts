@@ -17,6 +17,7 @@ import type { Db, DbOrTx } from '../../db/open.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
 import type { SearchChanges } from '../engine.js';
 import { putSuggestion, type SuggestionKind } from './suggestions.js';
+import { addNameTerms } from './terms.js';
 
 /** Told, inside the transaction, which documents changed (the Typesense outbox hooks in here). */
 export type SearchChangeListener = (tx: DbOrTx, changes: SearchChanges) => void;
@@ -68,6 +69,15 @@ const statementsFor = defineStatements((client: Database.Database) => ({
      WHERE a.seq IN (${DIRTY_AUTHORS})`,
   ),
 
+  // Title and names of each rebuilt story, for the typo-correction vocabulary (./terms.ts).
+  storyNames: client.prepare<[], { text: string | null }>(
+    `SELECT concat_ws(char(10), s.title, a.name, se.name,
+       (SELECT group_concat(t.name, char(10)) FROM story_tags st JOIN tags t ON t.id = st.tag_id WHERE st.story_id = s.id)) AS text
+     FROM stories s
+     LEFT JOIN authors a ON a.id = s.author_id
+     LEFT JOIN series se ON se.id = s.series_id
+     WHERE s.seq IN (${DIRTY_STORIES})`,
+  ),
   storyTitles: client.prepare<[], { ref: number; text: string | null }>(
     `SELECT d.ref AS ref, s.title AS text FROM search_dirty d LEFT JOIN stories s ON s.seq = d.ref WHERE d.kind = 'story'`,
   ),
@@ -108,6 +118,8 @@ export function rebuildDirty(client: Database.Database, tx: DbOrTx, { quiet = fa
   s.removeAuthorDocs.run();
   s.insertStoryDocs.run();
   s.insertAuthorDocs.run();
+  const names = s.storyNames.all().map((row) => row.text);
+  addNameTerms(client, names, quiet ? 0 : names.length);
 
   refreshSuggestions(client, 'title', s.storyTitles.all().map((row) => ({ ...row, weight: 1 })));
   refreshSuggestions(client, 'author', s.authorNames.all());

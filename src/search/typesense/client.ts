@@ -32,10 +32,17 @@ export interface TypesenseHit<T> {
   text_match?: number;
 }
 
+/** One field's facet values, most documents first. */
+export interface FacetCount {
+  field_name: string;
+  counts: { count: number; value: string }[];
+}
+
 export interface TypesenseSearchResult<T> {
   found: number;
   page: number;
   hits?: TypesenseHit<T>[];
+  facet_counts?: FacetCount[];
 }
 
 export type SearchParameters = Record<string, string | number | boolean>;

@@ -29,6 +29,7 @@ import {
   type SearchChanges,
   type SearchEngine,
   type SearchPage,
+  type StorySearchPage,
   type StorySearchRequest,
 } from '../engine.js';
 import { enqueueChanges, oldestFreshChange, pendingCount, retryAllNow } from './outbox.js';
@@ -42,7 +43,11 @@ import {
   storySearchPlan,
   suggestionParameters,
   suggestionsFrom,
+  typoCorrectedText,
+  typoSearchParameters,
 } from './query.js';
+import { correctionCandidates } from '../embedded/corrections.js';
+import { sqliteClient } from '../../db/statements.js';
 import { rebuildCollections } from './reindex.js';
 import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './schema.js';
 import { highlightTags } from './snippet.js';
@@ -121,14 +126,28 @@ export class TypesenseSearchEngine implements SearchEngine {
     void this.prepare();
   }
 
-  async searchStories(request: StorySearchRequest): Promise<SearchPage<StorySearchDto>> {
+  /**
+   * The exact search; when it found nothing, once more with one typo per word (docs/decisions.md,
+   * "Typo tolerance"), whose answer names the text it was read as.
+   */
+  async searchStories(request: StorySearchRequest): Promise<StorySearchPage> {
     if (!this.servesQueries()) return this.embedded.searchStories(request);
     const plan = storySearchPlan(this.withStoredTagNames(request), this.tags);
     if (plan === NOT_EXPRESSIBLE) return this.embedded.searchStories(request);
-    if (plan === MATCHES_NOTHING) return emptyPage(request);
+    if (plan === MATCHES_NOTHING) return this.embedded.searchStories(request);
     try {
-      const result = await this.gateway.search<StoryDocument>(this.alias('stories'), plan.parameters, this.options.queryTimeoutMs);
+      const stories = this.alias('stories');
+      const result = await this.gateway.search<StoryDocument>(stories, plan.parameters, this.options.queryTimeoutMs);
       this.markReachable();
+      const typoParameters = result.found === 0 ? typoSearchParameters(plan.parameters, plan.parsed) : undefined;
+      if (typoParameters !== undefined) {
+        const retried = await this.gateway.search<StoryDocument>(stories, typoParameters, this.options.queryTimeoutMs);
+        if (retried.found > 0) {
+          const client = sqliteClient(this.db);
+          const fallback = (word: string) => correctionCandidates(client, word, plan.parsed.words.join(''), 1)[0];
+          return { ...storySearchPage(retried, request, plan.parsed, this.tags), correctedQuery: typoCorrectedText(retried, plan.parsed, fallback) };
+        }
+      }
       return storySearchPage(result, request, plan.parsed, this.tags);
     } catch (error) {
       this.queryFailed(error);
@@ -250,6 +269,7 @@ export class TypesenseSearchEngine implements SearchEngine {
     if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
     this.worker.stop();
     this.gateway.close();
+    await this.embedded.close();
   }
 
   /** Resolves when the worker has nothing in flight (tests). */

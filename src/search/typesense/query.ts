@@ -16,11 +16,12 @@
  */
 import { nameKey, storedTagName } from '../../lib/names.js';
 import type { AuthorDto } from '../../schemas/author.js';
-import type { AuthorSearchSortKey, StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
-import type { AuthorSearchRequest, SearchPage, StorySearchRequest } from '../engine.js';
+import { FACET_VALUES_MAX, type AuthorSearchSortKey, type SearchFacets, type StorySearchSortKey } from '../../schemas/search.js';
+import type { AuthorSearchRequest, SearchPage, StorySearchPage, StorySearchRequest } from '../engine.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
-import { containsPhrase, foldedWords } from '../text/words.js';
-import type { SearchParameters, TypesenseSearchResult } from './client.js';
+import { correctable, MIN_TYPO_LENGTH, withinOneEdit } from '../text/typos.js';
+import { containsPhrase, foldedWords, foldWord } from '../text/words.js';
+import type { FacetCount, SearchParameters, TypesenseSearchResult } from './client.js';
 import type { AuthorDocument, StoryDocument } from './schema.js';
 import { snippetFromHighlights, type HighlightTags } from './snippet.js';
 
@@ -32,6 +33,16 @@ const AUTHOR_WEIGHTS = [5, 1, 1];
 
 /** Strict matching: every word, no typos, no dropped words. */
 const STRICT = { num_typos: 0, typo_tokens_threshold: 0, drop_tokens_threshold: 0 };
+
+/**
+ * The second try when the exact text found nothing (docs/decisions.md, "Typo tolerance"): one typo
+ * per word from four letters (never two: the embedded engine cannot afford them), still every word
+ * and no dropped ones.
+ */
+const ONE_TYPO = { num_typos: 1, min_len_1typo: MIN_TYPO_LENGTH, min_len_2typo: 255, typo_tokens_threshold: 1, drop_tokens_threshold: 0 };
+
+/** The facets a story search can ask for, as Typesense fields. */
+const FACET_FIELDS = { authors: 'authorName', tags: 'tagNames', ratings: 'rating' } as const;
 
 /** A search Typesense cannot express exactly (the embedded engine answers it instead). */
 export const NOT_EXPRESSIBLE = Symbol('not expressible');
@@ -109,7 +120,68 @@ export function storySearchPlan(request: StorySearchRequest, tags: HighlightTags
     highlight_end_tag: tags.end,
   };
   if (filter !== '') parameters.filter_by = filter;
+  if (request.facets === true) {
+    parameters.facet_by = Object.values(FACET_FIELDS).join(',');
+    parameters.max_facet_values = FACET_VALUES_MAX;
+  }
   return { parameters, parsed };
+}
+
+/**
+ * The same search with one typo allowed per word (see {@link ONE_TYPO}), or undefined when no word
+ * could be corrected. Words Storyshelf never corrects are sent as phrases, which Typesense matches
+ * exactly: those of quoted pieces, and pieces of several words (`e-mail`), which the embedded
+ * engine keeps as phrases.
+ */
+export function typoSearchParameters(parameters: SearchParameters, parsed: ParsedQuery): SearchParameters | undefined {
+  if (parsed.matchAll || !parsed.pieces.some((piece) => !piece.quoted && piece.words.length === 1 && correctable(piece.words[0] as string))) return undefined;
+  const q = parsed.pieces
+    .map((piece) => (piece.quoted || piece.words.length > 1 ? `"${piece.words.join(' ')}"` : (piece.words[0] as string)))
+    .join(' ');
+  return { ...parameters, q, ...ONE_TYPO };
+}
+
+/**
+ * The text as Typesense read it with typos (Typesense does not say): each correctable word that
+ * no hit matched as it is becomes the matched word one edit away that most of the page's hits
+ * hold, else `fallback(word)` (the embedded engine's best candidate), else stays.
+ */
+export function typoCorrectedText(result: TypesenseSearchResult<StoryDocument>, parsed: ParsedQuery, fallback: (word: string) => string | undefined): string {
+  const seen = new Map<string, number>();
+  for (const hit of result.hits ?? []) {
+    const tokens = new Set<string>();
+    for (const highlight of hit.highlights ?? []) {
+      for (const token of (highlight.matched_tokens ?? []).flat()) tokens.add(foldWord(token));
+    }
+    for (const token of tokens) seen.set(token, (seen.get(token) ?? 0) + 1);
+  }
+  return parsed.pieces
+    .map((piece) => {
+      const word = piece.words[0] as string;
+      if (piece.quoted || piece.words.length !== 1 || !correctable(word) || seen.has(word)) return piece.text;
+      let best: string | undefined;
+      for (const [token, count] of seen) {
+        if (token !== word && withinOneEdit(token, word) && (best === undefined || count > (seen.get(best) as number))) best = token;
+      }
+      return best ?? fallback(word) ?? piece.text;
+    })
+    .join(' ');
+}
+
+/** Typesense's facet counts as SearchFacets: the same lists, ratings highest first. */
+export function facetsFrom(counts: readonly FacetCount[] | undefined): SearchFacets {
+  const values = (field: string) => counts?.find((facet) => facet.field_name === field)?.counts ?? [];
+  const named = (field: string) =>
+    values(field)
+      .slice(0, FACET_VALUES_MAX)
+      .map((entry) => ({ name: entry.value, count: entry.count }));
+  return {
+    authors: named(FACET_FIELDS.authors),
+    tags: named(FACET_FIELDS.tags),
+    ratings: values(FACET_FIELDS.ratings)
+      .map((entry) => ({ rating: Number(entry.value), count: entry.count }))
+      .sort((a, b) => b.rating - a.rating),
+  };
 }
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
@@ -120,7 +192,7 @@ export function storySearchPage(
   request: StorySearchRequest,
   parsed: ParsedQuery,
   tags: HighlightTags,
-): SearchPage<StorySearchDto> {
+): StorySearchPage {
   const results = (result.hits ?? []).map(({ document: doc, highlights }) => ({
     id: doc.id,
     title: doc.title,
@@ -139,7 +211,9 @@ export function storySearchPage(
     updatedAt: iso(doc.updatedAt),
     snippet: parsed.matchAll ? null : snippetFromHighlights(doc, highlights ?? [], tags),
   }));
-  return { results, totalHits: result.found, page: request.page, perPage: request.size };
+  const page: StorySearchPage = { results, totalHits: result.found, page: request.page, perPage: request.size };
+  if (request.facets === true) page.facets = facetsFrom(result.facet_counts);
+  return page;
 }
 
 const AUTHOR_SORT_FIELDS: Record<AuthorSearchSortKey, string> = {

@@ -17,7 +17,8 @@ export const SEARCH_PAGE_SORTS = {
 export type SearchPageSort = keyof typeof SEARCH_PAGE_SORTS;
 const SORT_NAMES = Object.keys(SEARCH_PAGE_SORTS) as SearchPageSort[];
 
-const { query: _query, sortBy: _sortBy, sortDir: _sortDir, ...filters } = StorySearchQuery.properties;
+// The page always asks for facets, so `facets` is not one of its fields.
+const { query: _query, sortBy: _sortBy, sortDir: _sortDir, facets: _facets, ...filters } = StorySearchQuery.properties;
 
 export const SearchPageQuery = Type.Object({
   q: Type.String({ default: '', description: 'Search text; "*" matches every story' }),
@@ -68,5 +69,15 @@ export function toStorySearchQuery(query: SearchPageQuery): StorySearchQuery {
     maxRating: query.maxRating,
     sortBy: sort.sortBy,
     sortDir: sort.sortDir,
+    facets: true,
   };
+}
+
+/**
+ * The text with every word in quotes, which neither engine corrects (docs/decisions.md, "Typo
+ * tolerance"): the "search for exactly these words" link after a correction.
+ */
+export function exactWordsText(text: string): string {
+  const words = text.replace(/"/g, ' ').trim();
+  return words === '' ? text : `"${words}"`;
 }

@@ -1,7 +1,7 @@
-import type { StorySearchDto, StorySearchResult } from '../../schemas/search.js';
+import type { SearchFacets, StorySearchDto, StorySearchResult } from '../../schemas/search.js';
 import { nameList } from '../../search/service.js';
 import type { PageModel } from '../render.js';
-import { SEARCH_PAGE_SORTS, type SearchPageQuery, type SearchPageSort } from './query.js';
+import { exactWordsText, SEARCH_PAGE_SORTS, type SearchPageQuery, type SearchPageSort } from './query.js';
 
 export interface LinkView {
   href: string;
@@ -58,6 +58,21 @@ export interface SearchResultsView {
   pages: Array<PageLinkView | undefined>;
   /** A link back to the first page when this one is past the last. */
   firstPage: string | undefined;
+  /** When the engine corrected typos: the text it searched, and the search for the words as typed. */
+  correction: { text: string; typed: string; exactHref: string } | undefined;
+  /** Links that add one filter each, with how many of the results it keeps; empty groups are left out. */
+  facets: FacetGroupView[];
+}
+
+export interface FacetLinkView extends LinkView {
+  count: number;
+}
+
+export interface FacetGroupView {
+  /** For the heading and the list's id: "Authors", "Tags", "Ratings". */
+  title: string;
+  id: string;
+  links: FacetLinkView[];
 }
 
 /** Pages linked on each side of the current one, besides the first and the last. */
@@ -122,8 +137,49 @@ function pageNumbers(query: SearchPageQuery, current: number, last: number): Arr
 
 function summary(result: StorySearchResult, query: SearchPageQuery): string {
   const count = `${result.totalHits.toLocaleString('en')} ${result.totalHits === 1 ? 'story' : 'stories'} found`;
-  const text = query.q.trim();
+  const text = result.correctedQuery ?? query.q.trim();
   return text === '' || text === '*' ? `${count}.` : `${count} for “${text}”.`;
+}
+
+/**
+ * The facets as links: each adds its author or tag to the filters (once: a name already chosen is
+ * not offered) or sets the rating range to that one rating, back on the first page.
+ */
+function facetGroups(facets: SearchFacets | undefined, query: SearchPageQuery): FacetGroupView[] {
+  if (facets === undefined) return [];
+  const authors = nameList(query.authors) ?? [];
+  const tags = nameList(query.tags) ?? [];
+  const fold = (names: string[]) => new Set(names.map((name) => name.toLocaleLowerCase('en')));
+  const chosenAuthors = fold(authors);
+  const chosenTags = fold(tags);
+  const groups: FacetGroupView[] = [
+    {
+      title: 'Authors',
+      id: 'search-facet-authors',
+      links: facets.authors
+        .filter((facet) => !chosenAuthors.has(facet.name.toLocaleLowerCase('en')))
+        .map((facet) => ({ label: facet.name, count: facet.count, href: searchHref({ ...query, authors: [...authors, facet.name] }, 0) })),
+    },
+    {
+      title: 'Tags',
+      id: 'search-facet-tags',
+      links: facets.tags
+        .filter((facet) => !chosenTags.has(facet.name.toLocaleLowerCase('en')))
+        .map((facet) => ({ label: facet.name, count: facet.count, href: searchHref({ ...query, tags: [...tags, facet.name] }, 0) })),
+    },
+    {
+      title: 'Ratings',
+      id: 'search-facet-ratings',
+      links: facets.ratings
+        .filter((facet) => !(query.minRating === facet.rating && query.maxRating === facet.rating))
+        .map((facet) => ({
+          label: `${facet.rating} of 5`,
+          count: facet.count,
+          href: searchHref({ ...query, minRating: facet.rating, maxRating: facet.rating }, 0),
+        })),
+    },
+  ];
+  return groups.filter((group) => group.links.length > 0);
 }
 
 export function searchResultsView(result: StorySearchResult, query: SearchPageQuery): SearchResultsView {
@@ -137,6 +193,11 @@ export function searchResultsView(result: StorySearchResult, query: SearchPageQu
     next: current < last ? searchHref(query, current + 1) : undefined,
     pages: last === 0 || past ? [] : pageNumbers(query, current, last),
     firstPage: past && result.totalHits > 0 ? searchHref(query, 0) : undefined,
+    correction:
+      result.correctedQuery === undefined
+        ? undefined
+        : { text: result.correctedQuery, typed: query.q.trim(), exactHref: searchHref({ ...query, q: exactWordsText(query.q) }, 0) },
+    facets: facetGroups(result.facets, query),
   };
 }
 

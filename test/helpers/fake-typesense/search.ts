@@ -1,7 +1,11 @@
 /**
  * `GET /collections/:c/documents/search` for the fake: `q` over `query_by` (every query word must
- * occur in one of the fields, the last one as a prefix where `prefix` allows; no typos, no
- * dropped words), `filter_by` (./filter.ts), up to three `sort_by` fields with
+ * occur in one of the fields, the last one as a prefix where `prefix` allows; no dropped words;
+ * a `"quoted phrase"` must occur as consecutive words of one field, exactly), typo tolerance as
+ * Typesense documents it (./typos.ts: `num_typos` default 2, bounded per word by `min_len_1typo`
+ * (4) and `min_len_2typo` (7), tried only when the exact words found fewer hits than
+ * `typo_tokens_threshold` (1); never inside phrases), `facet_by` over facet fields with
+ * `max_facet_values` (default 10), counted over every hit, `filter_by` (./filter.ts), up to three `sort_by` fields with
  * `missing_values`, 1-based `page`, `per_page` up to 250, `include_fields` / `exclude_fields`,
  * and v1 `highlights`: a `snippet` (the text cut to `highlight_affix_num_tokens` words around
  * the first match when longer than `snippet_threshold`), and the whole field as `value` for the
@@ -11,6 +15,7 @@
 import { compileFilter } from './filter.js';
 import { ApiError, isNumeric, type Collection, type Document } from './store.js';
 import { tokenize, type Token } from './text.js';
+import { facetCounts, parseQueryText, typoBudget, wordMatches, type QueryText, type TypoSettings } from './typos.js';
 
 type Params = URLSearchParams;
 
@@ -85,22 +90,29 @@ function compare(a: Hit, b: Hit, specs: SortSpec[], collection: Collection): num
   return (collection.sequence.get(a.document.id) ?? 0) - (collection.sequence.get(b.document.id) ?? 0);
 }
 
-/** Which query words a text holds (the last one as a prefix when allowed), by token. */
-function matchesIn(tokens: Token[], query: string[], prefix: boolean): { matched: Set<number>; spans: Token[] } {
+/**
+ * Which query words a text holds (the last one as a prefix when allowed, each within its typo
+ * budget), and which phrases, by token.
+ */
+function matchesIn(tokens: Token[], query: QueryText, prefix: boolean, typos: number[]): { matched: Set<number>; spans: Token[] } {
   const matched = new Set<number>();
-  const spans: Token[] = [];
-  for (const token of tokens) {
-    let hit = false;
-    query.forEach((word, index) => {
-      const last = index === query.length - 1;
-      if (token.folded === word || (last && prefix && token.folded.startsWith(word))) {
+  const spans = new Set<Token>();
+  tokens.forEach((token, position) => {
+    query.words.forEach((word, index) => {
+      const last = index === query.words.length - 1 && query.lastIsWord;
+      if (wordMatches(token.folded, word, last && prefix, typos[index] ?? 0)) {
         matched.add(index);
-        hit = true;
+        spans.add(token);
       }
     });
-    if (hit) spans.push(token);
-  }
-  return { matched, spans };
+    query.phrases.forEach((phrase, index) => {
+      if (phrase.every((word, offset) => tokens[position + offset]?.folded === word)) {
+        matched.add(query.words.length + index);
+        phrase.forEach((_word, offset) => spans.add(tokens[position + offset] as Token));
+      }
+    });
+  });
+  return { matched, spans: [...spans].sort((a, b) => a.start - b.start) };
 }
 
 interface HighlightOptions {
@@ -172,7 +184,18 @@ export function search(collection: Collection, params: Params): Record<string, u
     threshold: integer(params, 'snippet_threshold', 30),
   };
   const fullFields = params.get('highlight_full_fields') === 'none' ? [] : list(params.get('highlight_full_fields'));
-  const query = wildcard ? [] : tokenize(q).map((token) => token.folded);
+  const query: QueryText = wildcard ? { words: [], phrases: [], lastIsWord: false } : parseQueryText(q);
+  const typoSettings: TypoSettings = {
+    numTypos: integer(params, 'num_typos', 2),
+    minLen1: integer(params, 'min_len_1typo', 4),
+    minLen2: integer(params, 'min_len_2typo', 7),
+    threshold: integer(params, 'typo_tokens_threshold', 1),
+  };
+  const facetBy = list(params.get('facet_by'));
+  for (const name of facetBy) {
+    if (collection.fieldMap.get(name)?.facet !== true) throw new ApiError(404, `Could not find a facet field named \`${name}\` in the schema.`);
+  }
+  const maxFacetValues = integer(params, 'max_facet_values', 10);
   const prefixFor = (field: string) => prefixes[Math.max(0, queryBy.indexOf(field))] ?? prefixes[0] ?? true;
   const valuesOf = (document: Document, field: string): string[] => {
     const value = document[field];
@@ -180,44 +203,54 @@ export function search(collection: Collection, params: Params): Record<string, u
     return (Array.isArray(value) ? value : [value]).map(String);
   };
 
-  const hits: Hit[] = [];
-  for (const document of collection.documents.values()) {
-    if (!filter(document)) continue;
-    let textMatch = 0;
-    if (!wildcard) {
-      const found = new Set<number>();
-      queryBy.forEach((field, index) => {
-        const matched = new Set<number>();
-        for (const value of valuesOf(document, field)) for (const word of matchesIn(tokenize(value), query, prefixFor(field)).matched) matched.add(word);
-        for (const word of matched) found.add(word);
-        if (matched.size > 0) textMatch = Math.max(textMatch, matched.size * 128 + (weights[index] ?? queryBy.length - index));
-      });
-      if (found.size < query.length) continue;
-    }
-    const highlights: Record<string, unknown>[] = [];
-    if (!wildcard) {
-      for (const field of highlightFields) {
-        const spec = collection.fieldMap.get(field);
-        const values = valuesOf(document, field).map((value) => ({ value, ...matchesIn(tokenize(value), query, prefixFor(field)) }));
-        if (spec?.type === 'string[]') {
-          const hitValues = values.map((entry, index) => ({ ...entry, index })).filter((entry) => entry.spans.length > 0);
-          if (hitValues.length === 0) continue;
-          const snippets = hitValues.map((entry) => snippetOf(entry.value, entry.spans, highlight));
-          highlights.push({
-            field,
-            indices: hitValues.map((entry) => entry.index),
-            matched_tokens: snippets.map((snippet) => snippet.tokens),
-            snippets: snippets.map((snippet) => snippet.snippet),
-          });
-        } else if (values[0] !== undefined && values[0].spans.length > 0) {
-          const { snippet, tokens } = snippetOf(values[0].value, values[0].spans, highlight);
-          const entry: Record<string, unknown> = { field, matched_tokens: tokens, snippet };
-          if (fullFields.includes(field)) entry.value = snippetOf(values[0].value, values[0].spans, { ...highlight, threshold: Infinity }).snippet;
-          highlights.push(entry);
+  const run = (typos: number[]): Hit[] => {
+    const hits: Hit[] = [];
+    const wanted = query.words.length + query.phrases.length;
+    for (const document of collection.documents.values()) {
+      if (!filter(document)) continue;
+      let textMatch = 0;
+      if (!wildcard) {
+        const found = new Set<number>();
+        queryBy.forEach((field, index) => {
+          const matched = new Set<number>();
+          for (const value of valuesOf(document, field)) for (const word of matchesIn(tokenize(value), query, prefixFor(field), typos).matched) matched.add(word);
+          for (const word of matched) found.add(word);
+          if (matched.size > 0) textMatch = Math.max(textMatch, matched.size * 128 + (weights[index] ?? queryBy.length - index));
+        });
+        if (found.size < wanted) continue;
+      }
+      const highlights: Record<string, unknown>[] = [];
+      if (!wildcard) {
+        for (const field of highlightFields) {
+          const spec = collection.fieldMap.get(field);
+          const values = valuesOf(document, field).map((value) => ({ value, ...matchesIn(tokenize(value), query, prefixFor(field), typos) }));
+          if (spec?.type === 'string[]') {
+            const hitValues = values.map((entry, index) => ({ ...entry, index })).filter((entry) => entry.spans.length > 0);
+            if (hitValues.length === 0) continue;
+            const snippets = hitValues.map((entry) => snippetOf(entry.value, entry.spans, highlight));
+            highlights.push({
+              field,
+              indices: hitValues.map((entry) => entry.index),
+              matched_tokens: snippets.map((snippet) => snippet.tokens),
+              snippets: snippets.map((snippet) => snippet.snippet),
+            });
+          } else if (values[0] !== undefined && values[0].spans.length > 0) {
+            const { snippet, tokens } = snippetOf(values[0].value, values[0].spans, highlight);
+            const entry: Record<string, unknown> = { field, matched_tokens: tokens, snippet };
+            if (fullFields.includes(field)) entry.value = snippetOf(values[0].value, values[0].spans, { ...highlight, threshold: Infinity }).snippet;
+            highlights.push(entry);
+          }
         }
       }
+      hits.push({ document, textMatch: wildcard ? 100 : textMatch, highlights });
     }
-    hits.push({ document, textMatch: wildcard ? 100 : textMatch, highlights });
+    return hits;
+  };
+  let hits = run(query.words.map(() => 0));
+  // Typo variants only while the exact words found too few hits; phrases are never varied.
+  if (!wildcard && hits.length < typoSettings.threshold) {
+    const budgets = query.words.map((word) => typoBudget(word, typoSettings));
+    if (budgets.some((budget) => budget > 0)) hits = run(budgets);
   }
   hits.sort((a, b) => compare(a, b, sorts, collection));
 
@@ -225,7 +258,7 @@ export function search(collection: Collection, params: Params): Record<string, u
   const exclude = list(params.get('exclude_fields'));
   const window = hits.slice((page - 1) * perPage, page * perPage);
   return {
-    facet_counts: [],
+    facet_counts: facetBy.map((field) => facetCounts(field, hits.map((hit) => hit.document), maxFacetValues, isNumeric(collection.fieldMap.get(field)?.type ?? ''))),
     found: hits.length,
     hits: window.map((hit) => ({
       document: project(hit.document, include, exclude),

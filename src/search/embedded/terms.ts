@@ -1,0 +1,118 @@
+/**
+ * Keeps `search_terms`, the words typo correction may offer (./corrections.ts), close to the
+ * story index's vocabulary (docs/decisions.md, "Typo tolerance") without slowing writes:
+ *
+ * - the sync step of every write adds the words of the stories' titles, author, series and tag
+ *   names it indexes (about ten per story, `INSERT OR IGNORE`; {@link addNameTerms}), so a new
+ *   title can be corrected to at once;
+ * - body words (a 1,500-word story has several hundred distinct ones) come from the FTS5
+ *   vocabulary, refreshed in the background ({@link refreshSearchTerms}) in chunks of
+ *   {@link TERMS_CHUNK} terms, each its own short transaction, yielding between them: the table
+ *   is updated in place (upsert of each chunk's terms, delete of the vanished ones in the chunk's
+ *   key range), since a swap by rename would need a second table and so a migration.
+ *
+ * A word whose last story was deleted stays until the next refresh: it can only be offered as a
+ * candidate that FTS5 then matches nothing with, so the cost is one wasted OR branch.
+ */
+import type Database from 'better-sqlite3';
+import type { Db } from '../../db/open.js';
+import { bookkeepingTransaction } from '../../db/transaction.js';
+import { defineStatements, sqliteClient } from '../../db/statements.js';
+import { foldedWords } from '../text/words.js';
+import { correctable } from '../text/typos.js';
+
+/** Vocabulary terms read per refresh transaction (worst chunk ~64 ms on a 1 M-term vocabulary). */
+export const TERMS_CHUNK = 10_000;
+
+/** The FTS5 vocabulary as a table: a temp virtual table of this connection (no schema change). */
+const VOCAB = 'temp.search_terms_vocab';
+
+const statementsFor = defineStatements((client: Database.Database) => ({
+  addTerms: client.prepare<[string]>(`INSERT OR IGNORE INTO search_terms (term, docs) SELECT value, 1 FROM json_each(?)`),
+  countTerms: client.prepare('SELECT count(*) FROM search_terms').pluck(),
+  anyTerm: client.prepare('SELECT 1 FROM search_terms LIMIT 1').pluck(),
+  anyStory: client.prepare('SELECT 1 FROM stories LIMIT 1').pluck(),
+  countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
+}));
+
+const vocabStatementsFor = defineStatements((client: Database.Database) => {
+  client.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${VOCAB} USING fts5vocab(main, stories_fts, row)`);
+  return {
+    chunk: client.prepare<{ after: string; size: number }, { term: string; docs: number }>(
+      `SELECT term, doc AS docs FROM ${VOCAB} WHERE term > @after ORDER BY term LIMIT @size`,
+    ),
+    upsert: client.prepare<{ term: string; docs: number }>(
+      'INSERT INTO search_terms (term, docs) VALUES (@term, @docs) ON CONFLICT (term) DO UPDATE SET docs = excluded.docs WHERE docs <> excluded.docs',
+    ),
+    removeVanished: client.prepare<{ after: string; last: string | null; kept: string }>(
+      `DELETE FROM search_terms WHERE term > @after AND (@last IS NULL OR term <= @last)
+         AND term NOT IN (SELECT value FROM json_each(@kept))`,
+    ),
+  };
+});
+
+/** Story documents the sync step rebuilt since the last refresh began, per connection. */
+const writesSinceRefresh = new WeakMap<Database.Database, number>();
+
+/**
+ * Adds the correctable words of these texts (titles and names) to `search_terms`, inside the
+ * caller's write transaction; counts `storyWrites` toward the next refresh.
+ */
+export function addNameTerms(client: Database.Database, texts: readonly (string | null)[], storyWrites: number): void {
+  writesSinceRefresh.set(client, (writesSinceRefresh.get(client) ?? 0) + storyWrites);
+  const terms = new Set<string>();
+  for (const text of texts) if (text !== null) for (const word of foldedWords(text)) if (correctable(word)) terms.add(word);
+  if (terms.size > 0) statementsFor(client).addTerms.run(JSON.stringify([...terms]));
+}
+
+/** Share of the library that, rewritten since the last refresh, calls for a new one. */
+export const REFRESH_SHARE = 0.05;
+
+/**
+ * True when a refresh is due: the table is empty while stories exist (a library from before the
+ * table, or a restored copy), or more than {@link REFRESH_SHARE} of the library was written since
+ * the last refresh began.
+ */
+export function termsRefreshDue(db: Db): boolean {
+  const client = sqliteClient(db);
+  const s = statementsFor(client);
+  if (s.anyStory.get() === undefined) return false;
+  if (s.anyTerm.get() === undefined) return true;
+  const writes = writesSinceRefresh.get(client) ?? 0;
+  return writes > 0 && writes > Number(s.countStories.get()) * REFRESH_SHARE;
+}
+
+/** How many terms the table holds (tests and health). */
+export function termCount(db: Db): number {
+  return Number(statementsFor(sqliteClient(db)).countTerms.get());
+}
+
+export interface RefreshOptions {
+  /** Checked between chunks: true stops the refresh (what is done stays; the rest is as it was). */
+  stopped?: () => boolean;
+  chunkSize?: number;
+}
+
+/**
+ * Brings `search_terms` in line with the story index's vocabulary (see the file comment): terms of
+ * four letters or more with their document counts. Resolves to false when stopped early.
+ */
+export async function refreshSearchTerms(db: Db, { stopped = () => false, chunkSize = TERMS_CHUNK }: RefreshOptions = {}): Promise<boolean> {
+  const client = sqliteClient(db);
+  const v = vocabStatementsFor(client);
+  writesSinceRefresh.set(client, 0);
+  for (let after = ''; ; ) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (stopped()) return false;
+    const { last, full } = bookkeepingTransaction(db, () => {
+      const rows = v.chunk.all({ after, size: chunkSize });
+      const kept = rows.filter((row) => correctable(row.term));
+      for (const row of kept) v.upsert.run(row);
+      const end = rows.length < chunkSize ? null : (rows[rows.length - 1] as { term: string }).term;
+      v.removeVanished.run({ after, last: end, kept: JSON.stringify(kept.map((row) => row.term)) });
+      return { last: end, full: rows.length === chunkSize };
+    });
+    if (!full || last === null) return true;
+    after = last;
+  }
+}
