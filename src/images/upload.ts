@@ -93,14 +93,15 @@ export async function receiveUpload(request: FastifyRequest, store: ImageStore, 
   return { image, fields };
 }
 
-async function drain(stream: Readable): Promise<void> {
+/** Reads a part to its end, discarding it, so the parser moves on to the next part. */
+export async function drain(stream: Readable): Promise<void> {
   for await (const _chunk of stream) {
     // discarded
   }
 }
 
 /** Busboy's own errors carry no status; a body it cannot parse is the client's 400. */
-function asClientError(error: unknown): unknown {
+export function asClientError(error: unknown): unknown {
   if (error instanceof HttpError) return error;
   const status = (error as { statusCode?: unknown }).statusCode;
   const code = (error as { code?: unknown }).code;

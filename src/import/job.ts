@@ -11,6 +11,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Tx } from '../db/open.js';
+import { jobFolder } from '../jobs/folders.js';
 import type { JobContext, JobHandler } from '../jobs/runner.js';
 import { insertNewStory } from '../stories/service.js';
 import { findStoryIdBySourceUrl } from '../stories/repository.js';
@@ -44,9 +45,7 @@ export interface ImportState {
 }
 
 /** The folder of an upload job's files. */
-export function uploadFolder(dataDir: string, jobId: string): string {
-  return path.join(dataDir, 'jobs', jobId);
-}
+export const uploadFolder = jobFolder;
 
 class DuplicateStory extends Error {}
 

@@ -13,7 +13,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { BadRequest, HttpError, invalidField, TooLarge, UnsupportedType } from '../errors.js';
+import { invalidField, TooLarge, UnsupportedType } from '../errors.js';
+import { asClientError, drain } from '../images/upload.js';
 import type { ImportFile } from './job.js';
 import { BOOK_FILE_MAX, formatOf } from './parse.js';
 
@@ -22,7 +23,7 @@ export const UPLOAD_BYTES_MAX = 512 * 1024 * 1024;
 /** The longest file name kept for display. */
 const DISPLAY_NAME_MAX = 255;
 
-/** This route's multipart limits, raised from the image uploads' (src/plugins/images.ts). */
+/** This route's multipart limits, merged over the app's (src/plugins/images.ts) for this request only. */
 export const IMPORT_MULTIPART_LIMITS = Object.freeze({
   // One byte over, so a file of exactly the limit is told apart from a larger one.
   fileSize: BOOK_FILE_MAX + 1,
@@ -43,12 +44,6 @@ interface FieldPart {
   type: 'field';
 }
 
-async function drain(stream: Readable): Promise<void> {
-  for await (const _chunk of stream) {
-    // discarded
-  }
-}
-
 /** Counts the bytes of the whole request's files and stops past the total limit. */
 function totalCounter(counted: { bytes: number }): Transform {
   return new Transform({
@@ -62,14 +57,6 @@ function totalCounter(counted: { bytes: number }): Transform {
 
 function displayName(filename: string): string {
   return [...path.basename(filename.replace(/\\/g, '/'))].slice(0, DISPLAY_NAME_MAX).join('');
-}
-
-/** Busboy's own errors carry no status; a body it cannot parse is the client's 400. */
-function asClientError(error: unknown): unknown {
-  if (error instanceof HttpError) return error;
-  const status = (error as { statusCode?: unknown }).statusCode;
-  if (typeof status === 'number') return error;
-  return new BadRequest('The multipart body is malformed');
 }
 
 /** Writes every `file` part of the request into `folder` (created here); removes it again on any failure. */

@@ -169,6 +169,9 @@ export class JobRunner {
     // After the current request has been answered: a job never runs inside the call that queued it.
     this.loop = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.drain())
+      // The database failing under the runner (disk full, say) must not crash the process: the
+      // jobs stay as they are recorded and run again at the next start or enqueue.
+      .catch((error: unknown) => this.log.error({ err: error }, 'the job runner stopped on an error'))
       .finally(() => {
         this.loop = undefined;
       });

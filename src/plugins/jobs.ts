@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { sweepJobFolders } from '../jobs/folders.js';
 import { JobRunner } from '../jobs/runner.js';
 
 declare module 'fastify' {
@@ -12,12 +13,16 @@ declare module 'fastify' {
  * The one job runner of the process. Kinds are registered by the plugins after this one; the
  * runner starts once the app is ready (every kind known, interrupted jobs queued again) and stops
  * on close before the database closes, a running job going back to `queued` between two items.
+ * Before the first request, job folders no unfinished job owns are removed (src/jobs/folders.ts).
  */
 export const jobsPlugin = fp(
   async (app) => {
     const runner = new JobRunner(app.db, app.log);
     app.decorate('jobs', runner);
-    app.addHook('onReady', async () => runner.start());
+    app.addHook('onReady', async () => {
+      await sweepJobFolders(app.db, app.config.dataDir);
+      runner.start();
+    });
     app.addHook('onClose', async () => runner.stop());
   },
   { name: 'storyshelf-jobs', fastify: '5.x', dependencies: ['storyshelf-db'] },

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { ErrorBody } from '../../src/schemas/common.js';
 import { JobDto, JobStarted } from '../../src/schemas/job.js';
 import { StoryDto } from '../../src/schemas/story.js';
 import { buildTestApp, tempDataDir, type TestContext } from '../helpers/app.js';
@@ -123,6 +124,9 @@ t.test('a request the importer cannot take changes nothing: other formats 415, n
   const none = await postImport(ctx, []);
   t.equal(none.statusCode, 400);
   t.match(none.json(), { details: { file: 'is required' } });
+  const many = await postImport(ctx, Array.from({ length: 101 }, (_, index) => ({ filename: `${index}.txt`, data: 'x' })));
+  t.equal(many.statusCode, 413, 'more than 100 files');
+  assertMatches(t, ErrorBody, many.json());
   const json = await ctx.post('/api/import/files', { file: 'x' });
   t.equal(json.statusCode, 415);
   t.same((await ctx.get('/api/jobs')).json().jobs, [], 'no job');

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { jobs } from '../../src/db/schema.js';
@@ -180,4 +182,18 @@ t.test(`only the newest ${FINISHED_JOBS_KEPT} finished jobs are kept; more than 
   t.equal(res.statusCode, 429);
   assertMatches(t, ErrorBody, res.json());
   t.throws(() => ctx.app.jobs.enqueue('test-steps', { items: 1 }), new TooManyRequests(`${QUEUED_JOBS_MAX} jobs are already waiting; try again when one has finished`, 60));
+});
+
+t.test('at start-up, job folders that no unfinished job owns are removed; a queued job keeps its own', async (t) => {
+  const dataDir = tempDataDir(t);
+  const first = await buildTestApp(t, { DATA_DIR: dataDir });
+  first.app.db.insert(jobs).values({ id: MISSING_ID, kind: 'test-parked', status: 'queued', createdAt: '2030-01-01T00:00:00.000Z' }).run();
+  await first.app.close();
+  for (const name of [MISSING_ID, 'left-by-a-crash']) {
+    fs.mkdirSync(path.join(dataDir, 'jobs', name), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'jobs', name, '1.txt'), 'x');
+  }
+  const second = await buildTestApp(t, { DATA_DIR: dataDir });
+  await second.app.ready();
+  t.same(fs.readdirSync(path.join(dataDir, 'jobs')), [MISSING_ID]);
 });

@@ -1,0 +1,81 @@
+import t from 'tap';
+import { parseEpub } from '../../src/import/epub.js';
+import { parseHtmlFile, parseMarkdownFile, parseTextFile } from '../../src/import/text-formats.js';
+import { acceptedSourceUrl, storyInputOf } from '../../src/import/story-input.js';
+import { deriveStoryText } from '../../src/html/story-text.js';
+import { zipOf } from '../helpers/import.js';
+
+const CONTAINER = `<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/package.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`;
+
+function epub3(metadata: string, chapters: Record<string, string>) {
+  const ids = Object.keys(chapters);
+  const opf = `<?xml version="1.0" encoding="UTF-8"?>
+<package version="3.0" xmlns="http://www.idpf.org/2007/opf" unique-identifier="uid">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">${metadata}</metadata>
+  <manifest>${ids.map((id) => `<item id="${id}" href="text/${encodeURIComponent(id)}.xhtml" media-type="application/xhtml+xml"/>`).join('')}</manifest>
+  <spine>${ids.map((id) => `<itemref idref="${id}"/>`).join('')}</spine>
+</package>`;
+  return zipOf([
+    { name: 'mimetype', data: 'application/epub+zip', store: true },
+    { name: 'META-INF/container.xml', data: CONTAINER },
+    { name: 'OEBPS/package.opf', data: opf },
+    ...ids.map((id) => ({ name: `OEBPS/text/${id}.xhtml`, data: chapters[id] as string })),
+  ]);
+}
+
+const xhtml = (title: string, body: string) => `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${title}</title></head><body>${body}</body></html>`;
+
+t.test('EPUB 3: a collection with its position is the series and volume; a URL identifier the source; headingless chapters get their title', async (t) => {
+  const book = await epub3(
+    `<dc:identifier id="uid">urn:uuid:1234</dc:identifier>
+     <dc:identifier>URL:https://archive.example/works/42</dc:identifier>
+     <dc:title>Collected</dc:title>
+     <meta property="belongs-to-collection" id="c01">The Saga</meta>
+     <meta refines="#c01" property="collection-type">series</meta>
+     <meta refines="#c01" property="group-position">3</meta>`,
+    { 'one two': xhtml('Prologue', '<p>Start.</p>'), second: xhtml('Collected', '<p>No heading, same title as the book.</p>') },
+  );
+  const story = await parseEpub(book);
+  t.match(story, { title: 'Collected', seriesName: 'The Saga', volume: 3, sourceUrl: 'https://archive.example/works/42' });
+  t.equal(story.authorName, undefined);
+  t.equal(story.html, '<h2>Prologue</h2>\n<p>Start.</p>\n<p>No heading, same title as the book.</p>', 'spine order, an escaped href resolved');
+});
+
+t.test('EPUB errors say what is missing', async (t) => {
+  await t.rejects(parseEpub(await zipOf([{ name: 'mimetype', data: 'application/epub+zip' }])), /no META-INF\/container\.xml/);
+  await t.rejects(parseEpub(await epub3('<dc:title>Empty</dc:title>', {})), /spine names no readable document/);
+  await t.rejects(parseEpub(Buffer.from('PK not really')), /not a readable ZIP/);
+});
+
+t.test('HTML, text and Markdown parsing', async (t) => {
+  t.same(parseHtmlFile('<p>No title here</p>'), { html: '<p>No title here</p>' });
+  t.equal(parseHtmlFile('<html><head><title>  Spaced\n title </title></head><body><p>x</p></body></html>').title, 'Spaced title');
+  t.equal(parseTextFile('a\r\nb\r\n\r\n\r\nc').html, '<p>a<br>b</p>\n<p>c</p>', 'CRLF, several blank lines');
+  t.same(parseTextFile('   \n\n  '), { html: '' });
+  const md = parseMarkdownFile('Intro before the title\n\n# The *Title* #\n\n### Small\n\n_a_ and __b__ and 2 * 3 * 4 <b>x</b>\n\n####### not a heading');
+  t.equal(md.title, 'The *Title*', 'the heading text as written');
+  t.equal(
+    md.html,
+    '<p>Intro before the title</p>\n<h1>The <em>Title</em></h1>\n<h3>Small</h3>\n<p><em>a</em> and <strong>b</strong> and 2 * 3 * 4 &lt;b&gt;x&lt;/b&gt;</p>\n<p>####### not a heading</p>',
+  );
+});
+
+t.test('parsed metadata is fitted to the story rules rather than refused', async (t) => {
+  const input = storyInputOf({
+    title: `  ${'T'.repeat(300)}  `,
+    authorName: '   ',
+    seriesName: 'S'.repeat(300),
+    tagNames: ['Fluff', 'fluff', '  ', 'x'.repeat(150), ...Array.from({ length: 120 }, (_, index) => `tag ${index}`)],
+    sourceUrl: 'javascript:alert(1)',
+    volume: 2,
+    text: deriveStoryText('<p>x</p>'),
+  });
+  t.equal(input.title.length, 255);
+  t.equal(input.author, undefined, 'a blank author is no author');
+  t.same(input.series, { name: 'S'.repeat(255) });
+  t.equal(input.tagNames?.length, 100, 'at most 100 tags');
+  t.same(input.tagNames?.slice(0, 2), ['fluff', 'x'.repeat(100)], 'lowercased, deduplicated, blank dropped, cut to 100');
+  t.equal(input.sourceUrl, undefined);
+  t.equal(acceptedSourceUrl('https://ok.example/a'), 'https://ok.example/a');
+  t.equal(acceptedSourceUrl(`https://long.example/${'a'.repeat(2048)}`), undefined);
+});
