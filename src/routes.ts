@@ -4,6 +4,7 @@ import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
+import { epubRoutes } from './epub/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
@@ -28,6 +29,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(seriesRoutes);
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
+    await protectedScope.register(epubRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
   });
