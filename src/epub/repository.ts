@@ -75,6 +75,14 @@ export function loadBookStories(db: DbOrTx, ids: readonly string[]): BookStoryRo
   });
 }
 
+/** Each of these stories' `updatedAt`, in the order given (missing ids skipped): what {@link loadBookStories} would stamp a book with. */
+export function loadStoryStamps(db: DbOrTx, ids: readonly string[]): Array<{ id: string; updatedAt: string }> {
+  if (ids.length === 0) return [];
+  const rows = db.select({ id: stories.id, updatedAt: stories.updatedAt }).from(stories).where(inArray(stories.id, [...ids])).all();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /**
  * Ids of the stories of a series in reading order (volume, stories without one last, then
  * creation), at most `limit`; the series index `stories_series_idx` serves it.
