@@ -124,9 +124,12 @@ interface Context {
 
 class Writer {
   out = '';
+  /** Nodes already written elsewhere (what a table fosters out), passed over when met again. */
+  skip: ReadonlySet<DomNode> = new Set();
   constructor(private readonly resolveImage: ImageResolver) {}
 
   node(node: DomNode, context: Context): void {
+    if (this.skip.has(node)) return;
     if (isText(node)) this.out += escapeText(node.data);
     else if (isElement(node)) this.element(node, context);
     // Comments, CDATA and processing instructions carry nothing a reader shows.
@@ -134,6 +137,11 @@ class Writer {
 
   children(nodes: readonly DomNode[], context: Context): void {
     for (const node of nodes) this.node(node, context);
+  }
+
+  /** True for what a structure passes over: whitespace, comments, nodes written elsewhere. */
+  private passes(node: DomNode): boolean {
+    return isBlank(node) || this.skip.has(node);
   }
 
   /** The name `element` is written under here: obsolete, misplaced or blocks-in-phrasing renamed. */
@@ -192,7 +200,7 @@ class Writer {
   private wrapped(nodes: readonly DomNode[], allowed: readonly string[], wrapper: string, context: Context): void {
     let run: DomNode[] = [];
     const flush = () => {
-      if (run.every((node) => isBlank(node))) return void (run = []);
+      if (run.every((node) => this.passes(node))) return void (run = []);
       this.out += `<${wrapper}>`;
       this.children(run, { ...context, parent: wrapper, phrasing: false });
       this.out += `</${wrapper}>`;
@@ -210,7 +218,7 @@ class Writer {
   /** Rows of a table section: anything but a row becomes a one-cell row. */
   private rows(nodes: readonly DomNode[], context: Context): void {
     for (const node of nodes) {
-      if (isBlank(node)) continue;
+      if (this.passes(node)) continue;
       if (isElement(node) && node.name === 'tr') this.node(node, context);
       else {
         this.out += '<tr><td>';
@@ -233,7 +241,7 @@ class Writer {
     if (head !== undefined) this.node(head, context);
     let loose: DomNode[] = [];
     const flush = () => {
-      if (loose.some((node) => !isBlank(node))) {
+      if (loose.some((node) => !this.passes(node))) {
         this.out += '<tbody>';
         this.rows(loose, { ...context, parent: 'tbody' });
         this.out += '</tbody>';
@@ -268,6 +276,39 @@ function isBlank(node: DomNode): boolean {
 
 const TOP: Context = { parent: 'body', phrasing: false, inLink: false };
 
+/** Table parts whose tags a browser ignores outside a table. */
+const TABLE_PARTS = new Set(['caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th']);
+/** What may sit directly in a table, a table section and a row without being moved out. */
+const TABLE_CHILDREN: Readonly<Record<string, ReadonlySet<string>>> = {
+  table: new Set(['caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th']),
+  thead: new Set(['tr', 'td', 'th']),
+  tbody: new Set(['tr', 'td', 'th']),
+  tfoot: new Set(['tr', 'td', 'th']),
+  tr: new Set(['td', 'th']),
+};
+
+/**
+ * The nodes a browser's HTML parser moves out of a table and places just before it: text (but
+ * whitespace) and elements that sit directly in the table, a section or a row instead of in a
+ * cell. In document order.
+ */
+function fosterParented(table: DomElement): DomNode[] {
+  const out: DomNode[] = [];
+  const walk = (parent: DomElement) => {
+    const allowed = TABLE_CHILDREN[parent.name]!;
+    for (const child of parent.children) {
+      if (isText(child)) {
+        if (child.data.trim() !== '') out.push(child);
+      } else if (isElement(child)) {
+        if (!allowed.has(child.name)) out.push(child);
+        else if (TABLE_CHILDREN[child.name] !== undefined) walk(child);
+      }
+    }
+  };
+  walk(table);
+  return out;
+}
+
 /**
  * The own images of a story, in document order, duplicates kept once: the `src` of every `img`
  * under this service's image prefix. The caller loads them before {@link storyDocument}.
@@ -298,12 +339,20 @@ export function storyBody(title: string, html: string, resolveImage: ImageResolv
     }
     loose = '';
   };
-  for (const node of parseDocument(html).children) {
+  const topLevel = (node: DomNode): void => {
     if (isText(node)) {
       loose += escapeText(node.data);
-      continue;
+      return;
     }
-    if (!isElement(node)) continue;
+    if (!isElement(node)) return;
+    // A browser ignores a table part's tag outside a table (its content stays): so does the book.
+    if (TABLE_PARTS.has(node.name)) return void node.children.forEach(topLevel);
+    // What a browser moves out of a table ("foster parenting") comes before it, as blocks of their own.
+    if (node.name === 'table') {
+      const fostered = fosterParented(node);
+      fostered.forEach(topLevel);
+      writer.skip = new Set(fostered);
+    }
     flushLoose();
     const name = node.name;
     const isBlock = !PHRASING.has(name);
@@ -314,11 +363,13 @@ export function storyBody(title: string, html: string, resolveImage: ImageResolv
       writer.element(node, { ...TOP, parent: 'div' });
       writer.out += '</div>';
     }
+    writer.skip = new Set();
     writer.out += '\n';
-    // The emitted top-level name: misplaced table parts, list items and the like became a div.
-    const emitted = isBlock ? (REQUIRED_PARENT[name] !== undefined ? 'div' : name === 'strike' ? 's' : name) : 'div';
+    // The emitted top-level name: list items and the like outside their parent became a div.
+    const emitted = isBlock ? (REQUIRED_PARENT[name] !== undefined ? 'div' : name) : 'div';
     blocks.push({ name: emitted, webIndex: webIndex++ });
-  }
+  };
+  parseDocument(html).children.forEach(topLevel);
   flushLoose();
   return { body: writer.out.trimEnd(), blocks };
 }

@@ -39,6 +39,7 @@ const HOSTILE =
   '<ol start="abc" type="z"><li>o</li></ol><p lang="not a tag!" dir="sideways">bad attributes</p>' +
   '<a href="https://a.example/"><a href="https://b.example/">nested</a></a><pre><div>block in pre</div></pre>' +
   '<img src="https://remote.example/x.png" alt="remote"><img src="https://remote.example/noalt.png"><hr><blockquote><p>q</p></blockquote>' +
+  '<table><p>fostered</p>text in table<tr><td>cell</td><em>fostered too</em></tr></table>' +
   '<p>Ελληνικά, русский, 日本語の文章, العربية, עברית, हिन्दी</p>';
 
 t.test('every fixture book passes epubcheck with no errors', async (t) => {
