@@ -10,6 +10,7 @@ import { bookkeepingTransaction } from '../db/transaction.js';
 import { NotFound, TooLarge } from '../errors.js';
 import { SANITIZATION_POLICY } from '../html/policy.js';
 import type { ImageStore } from '../images/store.js';
+import { RenderQueue } from '../images/thumbnails.js';
 import { nowIso } from '../lib/clock.js';
 import type { SearchEngine } from '../search/engine.js';
 import { storySearchRequest } from '../search/service.js';
@@ -31,6 +32,13 @@ export const MAX_BOOK_STORIES = 200;
 export const MAX_BOOK_BYTES = 50 * 1024 * 1024;
 /** Renditions kept for KOReader sync; older ones are forgotten (their devices fall back to plain sync). */
 export const RENDITIONS_KEPT = 10_000;
+/**
+ * Books built at once; more wait their turn. Each holds its text and images in memory (up to
+ * {@link MAX_BOOK_BYTES}), so this bounds the memory of concurrent downloads to about 100 MiB.
+ */
+const MAX_CONCURRENT_BUILDS = 2;
+const builds = new RenderQueue(MAX_CONCURRENT_BUILDS);
+
 /** Authors and subjects listed in a book's metadata at most (a tag book can have hundreds). */
 const MAX_LISTED = 50;
 /** The language of every book: stories do not record one yet. */
@@ -109,8 +117,12 @@ interface BookSpec {
   stories: readonly BookStoryRow[];
 }
 
-/** Builds the book's bytes, records the rendition, and returns the file. */
-async function makeBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
+/** Builds the book's bytes, records the rendition, and returns the file; at most {@link MAX_CONCURRENT_BUILDS} at once. */
+function makeBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
+  return builds.run(() => buildBook(db, store, spec));
+}
+
+async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
   const budget = new Budget();
   const resources: BookResource[] = [];
 

@@ -6,7 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { epubRenditions } from '../../src/db/schema.js';
+import { randomUUID } from 'node:crypto';
+import { epubRenditions, series, stories } from '../../src/db/schema.js';
+import { MAX_BOOK_STORIES } from '../../src/epub/service.js';
 import { koreaderPartialMd5 } from '../../src/epub/partial-md5.js';
 import { buildTestApp } from '../helpers/app.js';
 import { download, uploadImage, entryText, readZip, xmlElements, xmlTexts } from '../helpers/epub.js';
@@ -165,4 +167,24 @@ t.test('hostile HTML becomes well-formed XHTML with the same top-level blocks', 
   t.match(chapter, /<h2><span>para in heading<\/span><\/h2>/, 'a block inside a heading becomes a span');
   t.match(chapter, /<tbody><tr><td>a<\/td><td>b<\/td><\/tr>/, 'rows grouped in tbody');
   t.match(chapter, /&amp; \u00a0 é 😀 &lt;script&gt;/, 'entities decoded once and re-escaped');
+});
+
+t.test('a book holds at most 200 stories: 413 beyond', async (t) => {
+  const ctx = await buildTestApp(t);
+  const seriesId = randomUUID();
+  const stamp = '2026-01-02T03:04:05.678Z';
+  ctx.app.db.insert(series).values({ id: seriesId, name: 'Huge', nameKey: 'huge', createdAt: stamp, updatedAt: stamp }).run();
+  const text = `<p>${'A sentence of a typical story paragraph. '.repeat(25)}</p>`.repeat(5);
+  const rows = Array.from({ length: MAX_BOOK_STORIES }, (_, i) => ({ id: randomUUID(), title: `Chapter ${i}`, contentHtml: text, seriesId, volume: i, createdAt: stamp, updatedAt: stamp }));
+  ctx.app.db.insert(stories).values(rows).run();
+
+  const started = performance.now();
+  const full = await download(ctx, `/api/series/${seriesId}/epub`);
+  t.comment(`${MAX_BOOK_STORIES} stories of ~5 KB: ${Math.round(performance.now() - started)} ms, ${full.bytes.length} bytes`);
+  t.equal((await readZip(full.bytes)).filter((e) => /story-\d+\.xhtml$/.test(e.name)).length, MAX_BOOK_STORIES);
+
+  ctx.app.db.insert(stories).values({ id: randomUUID(), title: 'One too many', seriesId, createdAt: stamp, updatedAt: stamp }).run();
+  const res = await ctx.get(`/api/series/${seriesId}/epub`);
+  t.equal(res.statusCode, 413);
+  t.match(res.json(), { error: /at most 200 stories/, details: { stories: String } });
 });

@@ -151,3 +151,16 @@ t.test('a series book: the spine item names the story', async (t) => {
   t.match(got, { progress: '/body/DocFragment[4]/body/p[4].0', device: 'Storyshelf' }, 'the most recently read volume');
   t.ok(Math.abs((got.percentage as number) - (2 + 0.25) / 3) < 1e-9, 'percentage of the whole book');
 });
+
+t.test('wrong keys are throttled with the logins', async (t) => {
+  const ctx = await buildTestApp(t);
+  const token = await deviceToken(ctx);
+  const guess = koreader(ctx, 'me', 'guess');
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++) statuses.push((await guess('authorize')).status);
+  t.same(statuses.slice(0, 10), Array(10).fill(401));
+  t.equal(statuses[10], 429, 'locked out after ten failures');
+  const locked = await koreader(ctx, 'me', token)('authorize');
+  t.equal(locked.status, 429, 'even the right token, from a locked-out address');
+  t.equal(locked.type, 'application/json');
+});
