@@ -15,7 +15,8 @@ export interface ParsedXPointer {
   step?: { name: string; rank: number };
 }
 
-const XPOINTER = /^\/body\/DocFragment(?:\[(\d{1,6})\])?(?:\/body(?:\/([A-Za-z][\w-]{0,40})(?:\[(\d{1,7})\])?)?)?(?:[/.]|$)/;
+/** Newer crengine DOM versions write every index, `/body[1]` included; older ones leave out `[1]`. Both are read. */
+const XPOINTER = /^\/body(?:\[1\])?\/DocFragment(?:\[(\d{1,6})\])?(?:\/body(?:\[1\])?(?:\/([A-Za-z][\w-]{0,40})(?:\[(\d{1,7})\])?)?)?(?:[/.]|$)/;
 
 /** The spine item and first body step of a KOReader xpointer, or undefined when it is not one (a page number, say). */
 export function parseXPointer(text: string): ParsedXPointer | undefined {

@@ -141,6 +141,12 @@ t.test('series, tag and search books; 404s; 401 without a token', async (t) => {
   t.equal((await ctx.get(`/api/stories/${MISSING_ID}/epub`)).statusCode, 404);
   t.equal((await ctx.get(`/api/series/${MISSING_ID}/epub`)).statusCode, 404);
   t.equal((await ctx.get(`/api/tags/${MISSING_ID}/epub`)).statusCode, 404);
+  const bearer = async (scopes: string[]) => {
+    const token = (await ctx.post('/api/tokens', { name: scopes.join(' '), scopes })).json().token as string;
+    return ctx.app.inject({ method: 'GET', url: `/api/stories/${ids[1]}/epub`, headers: { authorization: `Bearer ${token}` } });
+  };
+  t.equal((await bearer(['read'])).statusCode, 200, 'a device token with the read scope downloads books');
+  t.equal((await bearer(['progress'])).statusCode, 403, 'one without it does not');
   for (const url of [`/api/stories/${ids[1]}/epub`, `/api/series/${seriesId}/epub`, `/api/tags/${tag.id}/epub`, '/api/search/epub?query=x']) {
     const res = await ctx.app.inject({ method: 'GET', url });
     t.equal(res.statusCode, 401, `${url} needs a token`);

@@ -11,6 +11,7 @@ t.test('parses the spine item and the first body step', async (t) => {
   t.same(parseXPointer('/body/DocFragment[20]/body/p[22]/img.0'), { fragment: 20, step: { name: 'p', rank: 22 } });
   t.same(parseXPointer('/body/DocFragment[3]/body/blockquote/p[2]/text()[2].17'), { fragment: 3, step: { name: 'blockquote', rank: 1 } });
   t.same(parseXPointer('/body/DocFragment[2].0'), { fragment: 2 });
+  t.same(parseXPointer('/body[1]/DocFragment[5]/body[1]/div[1]/p[3]/text()[1].4'), { fragment: 5, step: { name: 'div', rank: 1 } }, 'every index written');
   t.same(parseXPointer('/body/DocFragment/body/h2'), { fragment: 1, step: { name: 'h2', rank: 1 } }, 'no index: the only fragment');
   for (const text of ['12', '', '/body/p[3]', '/body/DocFragment[0]/body/p', 'DocFragment[2]', '/body/DocFragment[2]x', '/body/DocFragment[99999999]']) {
     t.equal(parseXPointer(text), undefined, `not a pointer: ${JSON.stringify(text)}`);
