@@ -7,6 +7,7 @@
  * is also a plain sync server for the reader's other books.
  */
 import type { Db } from '../db/open.js';
+import { NotFound } from '../errors.js';
 import { bookkeepingTransaction } from '../db/transaction.js';
 import { findRendition, loadBookStories, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
 import { renditionVersion } from '../epub/service.js';
@@ -93,19 +94,25 @@ function present(row: KosyncDocumentRow): KosyncProgressDto {
 export function saveKoreaderProgress(db: Db, body: KosyncProgressBody, nowMs: number): KosyncSaved {
   const row: KosyncDocumentRow = {
     document: body.document,
-    progress: body.progress,
+    progress: String(body.progress),
     percentage: body.percentage,
     device: body.device,
     deviceId: body.device_id,
     timestamp: Math.floor(nowMs / 1000),
   };
   const rendition = findRendition(db, body.document);
-  const position = rendition === undefined ? undefined : storyPositionOf(db, openBook(db, rendition), body.progress, body.percentage);
+  const position = rendition === undefined ? undefined : storyPositionOf(db, openBook(db, rendition), row.progress, body.percentage);
   bookkeepingTransaction(db, (tx) => {
     saveKosyncDocument(tx, row);
     pruneKosyncDocuments(tx, KOSYNC_DOCUMENTS_KEPT);
   });
-  if (position !== undefined) saveProgress(db, position.storyId, { progress: position.progress, position: position.position });
+  try {
+    if (position !== undefined) saveProgress(db, position.storyId, { progress: position.progress, position: position.position });
+  } catch (error) {
+    // The story was deleted since the book was made: KOReader's record is kept all the same,
+    // and KOReader understands only 200 here.
+    if (!(error instanceof NotFound)) throw error;
+  }
   return { document: row.document, timestamp: row.timestamp };
 }
 

@@ -22,6 +22,6 @@ function percentEncode(text: string): string {
 /** The header value for downloading `name` + `extension` (extension with its dot, e.g. ".epub"). */
 export function attachment(name: string, extension: string, fallback = 'download'): string {
   const clean = cleanName(name) || fallback;
-  const ascii = cleanName(clean.normalize('NFKD').replace(/[\u0300-\u036F]/g, '').replace(/[^\u0020-\u007E]/g, '_')) || fallback;
+  const ascii = cleanName(clean.normalize('NFKD').replace(/[\u0300-\u036F]/g, '').replace(/[^\u0020-\u007E]+/g, '_')) || fallback;
   return `attachment; filename="${ascii}${extension}"; filename*=UTF-8''${percentEncode(clean + extension)}`;
 }

@@ -21,7 +21,8 @@ export const KosyncProgressQuery = Type.Object({ ids: Type.Optional(Type.Unknown
 /** `PUT /kosync/syncs/progress`: newer KOReader versions add `metadata` and `identifiers`, which are ignored. */
 export const KosyncProgressBody = Type.Object({
   document: Document,
-  progress: Progress,
+  /** A paged document (PDF, comics) sends its page as a JSON number: kept as its text. */
+  progress: Type.Union([Progress, Type.Number({ description: 'A page number' })]),
   percentage: Percentage,
   device: Device,
   device_id: Device,

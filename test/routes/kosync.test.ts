@@ -94,6 +94,10 @@ t.test('protocol: statuses, content type, credentials', async (t) => {
   t.same(got.body, { document: foreign, progress: '/body/DocFragment[4]/body/p[2]/text().5', percentage: 0.42, device: 'Kobo', device_id: 'ABC', timestamp: put.body.timestamp });
   t.equal(got.type, 'application/json');
 
+  const pdf = 'b'.repeat(32);
+  t.equal((await asPassword('update_progress', { document: pdf, progress: 12, percentage: 0.1, device: 'Kobo', device_id: 'ABC' })).status, 200, 'a page number as a JSON number');
+  t.equal((await asPassword('get_progress', { document: pdf })).body.progress, '12');
+
   const bad = await asPassword('update_progress', { document: foreign, progress: 'x', percentage: 2, device: 'Kobo', device_id: 'ABC' });
   t.equal(bad.status, 400, 'a percentage above 1');
   t.equal(bad.type, 'application/json');
@@ -131,6 +135,11 @@ t.test('round trips between the web reader and KOReader, paragraph-exact', async
   t.same([stale.position, stale.progress], [null, 0.25]);
   await ctx.put(`/api/stories/${story.id}/progress`, { progress: 0.6, position: '1' });
   t.match((await client('get_progress', { document })).body, { progress: '/body/DocFragment[2].0', percentage: 0.6 }, 'the start of the story in a stale file');
+
+  t.equal((await ctx.del(`/api/stories/${story.id}`)).statusCode, 200);
+  const orphan = await client('update_progress', { document, progress: '/body/DocFragment[2]/body/p[1].0', percentage: 0.3, device: 'Kindle', device_id: 'K1' });
+  t.equal(orphan.status, 200, 'a book whose story was deleted still syncs');
+  t.match((await client('get_progress', { document })).body, { progress: '/body/DocFragment[2]/body/p[1].0', device: 'Kindle' });
 });
 
 t.test('a series book: the spine item names the story', async (t) => {
