@@ -173,3 +173,30 @@ t.test('wrong keys are throttled with the logins', async (t) => {
   t.equal(locked.status, 429, 'even the right token, from a locked-out address');
   t.equal(locked.type, 'application/json');
 });
+
+t.test('bad input: a 4xx JSON answer of the exact type, nothing stored', async (t) => {
+  const ctx = await buildTestApp(t);
+  const token = await deviceToken(ctx);
+  const headers = { 'x-auth-user': 'me', 'x-auth-key': md5(token) };
+  const good = { document: 'c'.repeat(32), progress: '/body/DocFragment[2].0', percentage: 0.5, device: 'Kobo', device_id: 'A' };
+  const cases: Array<[string, Record<string, string>, string]> = [
+    ['malformed JSON', { 'content-type': 'application/json' }, '{"document":'],
+    ['not JSON', { 'content-type': 'text/plain' }, 'document=x'],
+    ['missing fields', { 'content-type': 'application/json' }, JSON.stringify({ document: 'x' })],
+    ['wrong types', { 'content-type': 'application/json' }, JSON.stringify({ ...good, percentage: 'half', device_id: 7 })],
+    ['too long', { 'content-type': 'application/json' }, JSON.stringify({ ...good, document: 'd'.repeat(129), progress: 'p'.repeat(1001) })],
+    ['negative percentage', { 'content-type': 'application/json' }, JSON.stringify({ ...good, percentage: -0.1 })],
+  ];
+  for (const [label, extra, payload] of cases) {
+    const res = await ctx.app.inject({ method: 'PUT', url: '/kosync/syncs/progress', headers: { ...headers, ...extra }, payload });
+    t.ok(res.statusCode >= 400 && res.statusCode < 500, `${label}: ${res.statusCode}`);
+    t.equal(res.headers['content-type'], 'application/json', `${label}: content type`);
+    t.match(res.json(), { error: String, message: String }, `${label}: body`);
+  }
+  const longDocument = await ctx.app.inject({ method: 'GET', url: `/kosync/syncs/progress/${'e'.repeat(129)}`, headers });
+  t.equal(longDocument.statusCode, 400);
+  const unknown = await ctx.app.inject({ method: 'GET', url: '/kosync/nothing/here', headers });
+  t.equal(unknown.statusCode, 404);
+  t.equal(unknown.headers['content-type'], 'application/json');
+  t.same(ctx.app.db.$client.prepare('SELECT count(*) AS n FROM kosync_documents').get(), { n: 0 }, 'nothing stored');
+});
