@@ -146,6 +146,12 @@ t.test('series, tag and search books; 404s; 401 without a token', async (t) => {
     return ctx.app.inject({ method: 'GET', url: `/api/stories/${ids[1]}/epub`, headers: { authorization: `Bearer ${token}` } });
   };
   t.equal((await bearer(['read'])).statusCode, 200, 'a device token with the read scope downloads books');
+  const readToken = (await ctx.post('/api/tokens', { name: 'opds', scopes: ['read'] })).json().token as string;
+  const viaOpds = await ctx.app.inject({ method: 'GET', url: `/opds/k/${readToken}/stories/${ids[1]}.epub` });
+  t.equal(viaOpds.statusCode, 200, "the OPDS catalog's acquisition link, in the path form");
+  t.equal(viaOpds.headers['content-type'], 'application/epub+zip');
+  t.same(viaOpds.rawPayload, (await download(ctx, `/api/stories/${ids[1]}/epub`)).bytes, 'the same file as the API');
+  t.equal((await ctx.app.inject({ method: 'GET', url: `/opds/k/sst_wrong/stories/${ids[1]}.epub` })).statusCode, 401);
   t.equal((await bearer(['progress'])).statusCode, 403, 'one without it does not');
   for (const url of [`/api/stories/${ids[1]}/epub`, `/api/series/${seriesId}/epub`, `/api/tags/${tag.id}/epub`, '/api/search/epub?query=x']) {
     const res = await ctx.app.inject({ method: 'GET', url });
