@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
+import { kosyncRoutes } from './kosync/routes.js';
 import { registerErrorHandling, renderClientError, renderFrameworkError, renderRouteNotFound } from './errors.js';
 import { cachedSerializerFactory } from './serialization.js';
 import { collectEveryBodyIssue, validatorCompiler } from './validation.js';
@@ -118,6 +119,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   // The OPDS catalog: feeds for e-readers, with the API's JSON errors (docs/api.md, "OPDS catalog").
   await app.register(opdsPlugin);
+  // KOReader's sync protocol, outside /api: its own credentials, error shape and content type.
+  await app.register(kosyncRoutes, { prefix: '/kosync' });
   // The pages, after the API: their own CSP, form bodies, login redirect and HTML errors, all
   // in their own scope (docs/web.md, "Layout").
   await app.register(webPlugin);

@@ -4,6 +4,7 @@ import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
+import { epubRoutes } from './epub/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { importRoutes } from './import/routes.js';
 import { jobRoutes } from './jobs/routes.js';
@@ -34,6 +35,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
     await protectedScope.register(urlImportRoutes);
+    await protectedScope.register(epubRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
     await protectedScope.register(jobRoutes);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bookResponses, sendBook } from '../epub/routes.js';
+import { storyEpub } from '../epub/service.js';
 import * as files from '../files/service.js';
 import { errorResponses } from '../schemas/common.js';
 import { ImageBytes, ImageTailParams, ImageTailQuery, NotModified } from '../schemas/files.js';
@@ -131,6 +133,13 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     );
   }
+
+  // The story's EPUB under the catalog, so a path-form feed's acquisition link keeps its form (./links.ts).
+  app.get(
+    '/stories/:id.epub',
+    { schema: { tags: OPDS, summary: 'A story as an EPUB 3 book, the same file as GET /api/stories/{id}/epub', params: OpdsIdParams, response: bookResponses } },
+    async (request, reply) => sendBook(reply, await storyEpub(app.db, app.images, request.params.id)),
+  );
 
   // Covers under the catalog, so a path-form feed's images keep its form (./links.ts).
   app.get(

@@ -87,12 +87,17 @@ function optionalDefaults(querystring: JsonSchema): JsonSchema {
   return required.length > 0 ? { ...rest, required } : rest;
 }
 
-/** The only binary responses are images (src/schemas/files.ts): documented as image content. */
+/**
+ * Binary responses are images (src/schemas/files.ts), documented as image content, unless the
+ * schema names its media type in `contentMediaType` (EPUB books, src/schemas/epub.ts).
+ */
 function imageResponses(response: Record<string, JsonSchema>): Record<string, JsonSchema> {
   return Object.fromEntries(
-    Object.entries(response).map(([status, schema]) =>
-      schema.format === 'binary' ? [status, { description: schema.description, content: { 'image/*': { schema: BinaryFile } } }] : [status, schema],
-    ),
+    Object.entries(response).map(([status, schema]) => {
+      if (schema.format !== 'binary') return [status, schema];
+      const mediaType = typeof schema.contentMediaType === 'string' ? schema.contentMediaType : 'image/*';
+      return [status, { description: schema.description, content: { [mediaType]: { schema: BinaryFile } } }];
+    }),
   );
 }
 

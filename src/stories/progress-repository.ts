@@ -76,3 +76,15 @@ export function findProgressOf(db: Db, storyIds: readonly string[]): Map<string,
     .all();
   return new Map(rows.map((row) => [row.storyId, row.progress]));
 }
+
+/** The most recently saved progress row among these stories, or undefined when none has one (KOReader sync: which story of a book was read last). */
+export function newestProgressAmong(db: Db, storyIds: readonly string[]): ReadingProgressRow | undefined {
+  if (storyIds.length === 0) return undefined;
+  return db
+    .select()
+    .from(readingProgress)
+    .where(inArray(readingProgress.storyId, [...storyIds]))
+    .orderBy(desc(readingProgress.updatedAt), desc(readingProgress.storyId))
+    .limit(1)
+    .get();
+}

@@ -1,0 +1,142 @@
+/**
+ * The EPUB 3 package files around the story pages (docs/decisions.md, "EPUB export"): the OCF
+ * container, the package document with its metadata (including the calibre series metas the way
+ * FanFicFare writes them, which calibre and KOReader read, and EPUB 3's belongs-to-collection),
+ * the EPUB 3 navigation document, the NCX for EPUB 2 readers, the style sheet and the title page.
+ * Pure functions of the book: the same book gives the same text.
+ */
+import { escapeAttribute, escapeText, xhtmlDocument } from './xml.js';
+
+export interface BookChapter {
+  /** The file name inside OEBPS/. */
+  file: string;
+  title: string;
+  xhtml: string;
+}
+
+export interface BookResource {
+  /** The path inside OEBPS/. */
+  href: string;
+  mediaType: string;
+  bytes: Buffer;
+}
+
+export interface BookMeta {
+  /** A UUID: the story, series or tag id, or one derived from a search. */
+  uuid: string;
+  title: string;
+  creators: readonly string[];
+  language: string;
+  /** ISO 8601; written to the second, as dcterms:modified requires. */
+  modified: string;
+  subjects: readonly string[];
+  description: string | null;
+  source: string | null;
+  series: { name: string; index: number | null } | null;
+  cover: BookResource | null;
+}
+
+export const CONTAINER_XML =
+  '<?xml version="1.0" encoding="UTF-8"?>\n' +
+  '<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">\n' +
+  '<rootfiles>\n<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>\n</rootfiles>\n</container>\n';
+
+export const STYLE_CSS = `body { margin: 0 5%; line-height: 1.5; }
+h1.story-title, h1.book-title { text-align: center; margin: 1em 0; }
+p { margin: 0 0 0.8em; }
+.byline, .series-line { text-align: center; font-style: italic; }
+.cover { text-align: center; }
+.cover img { max-width: 100%; max-height: 90vh; }
+img { max-width: 100%; }
+table { border-collapse: collapse; }
+td, th { border: 1px solid #999; padding: 0.2em 0.4em; }
+blockquote { margin: 1em 2em; }
+.image-alt { font-style: italic; }
+`;
+
+/** dcterms:modified must be `CCYY-MM-DDThh:mm:ssZ`: the stamp without its milliseconds. */
+function toSecond(iso: string): string {
+  return `${new Date(iso).toISOString().slice(0, 19)}Z`;
+}
+
+function seriesIndex(index: number | null): string | undefined {
+  return index === null ? undefined : String(index);
+}
+
+export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], resources: readonly BookResource[]): string {
+  const lines: string[] = [
+    `<dc:identifier id="book-id">urn:uuid:${escapeText(meta.uuid)}</dc:identifier>`,
+    `<dc:title>${escapeText(meta.title)}</dc:title>`,
+    ...meta.creators.map((creator) => `<dc:creator>${escapeText(creator)}</dc:creator>`),
+    `<dc:language>${escapeText(meta.language)}</dc:language>`,
+    `<meta property="dcterms:modified">${toSecond(meta.modified)}</meta>`,
+    ...meta.subjects.map((subject) => `<dc:subject>${escapeText(subject)}</dc:subject>`),
+  ];
+  if (meta.description !== null && meta.description.trim() !== '') lines.push(`<dc:description>${escapeText(meta.description)}</dc:description>`);
+  if (meta.source !== null) lines.push(`<dc:source>${escapeText(meta.source)}</dc:source>`);
+  if (meta.series !== null) {
+    const index = seriesIndex(meta.series.index);
+    lines.push(`<meta property="belongs-to-collection" id="series">${escapeText(meta.series.name)}</meta>`);
+    lines.push('<meta refines="#series" property="collection-type">series</meta>');
+    if (index !== undefined) lines.push(`<meta refines="#series" property="group-position">${index}</meta>`);
+    lines.push(`<meta name="calibre:series" content="${escapeAttribute(meta.series.name)}"/>`);
+    if (index !== undefined) lines.push(`<meta name="calibre:series_index" content="${index}"/>`);
+  }
+  // EPUB 2 readers (and Nook) find the cover by this meta, name before content.
+  if (meta.cover !== null) lines.push('<meta name="cover" content="cover-image"/>');
+
+  const manifest = [
+    '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>',
+    '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>',
+    '<item id="style" href="style.css" media-type="text/css"/>',
+    '<item id="title-page" href="title.xhtml" media-type="application/xhtml+xml"/>',
+    ...chapters.map((chapter, i) => `<item id="chapter-${i + 1}" href="${chapter.file}" media-type="application/xhtml+xml"/>`),
+    ...resources.map((resource, i) =>
+      resource === meta.cover
+        ? `<item id="cover-image" href="${resource.href}" media-type="${resource.mediaType}" properties="cover-image"/>`
+        : `<item id="image-${i + 1}" href="${resource.href}" media-type="${resource.mediaType}"/>`,
+    ),
+  ];
+  const spine = ['<itemref idref="title-page"/>', ...chapters.map((_, i) => `<itemref idref="chapter-${i + 1}"/>`)];
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${escapeAttribute(meta.language)}">\n` +
+    `<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">\n${lines.join('\n')}\n</metadata>\n` +
+    `<manifest>\n${manifest.join('\n')}\n</manifest>\n` +
+    `<spine toc="ncx">\n${spine.join('\n')}\n</spine>\n</package>\n`
+  );
+}
+
+export function navXhtml(meta: BookMeta, chapters: readonly BookChapter[]): string {
+  const items = [`<li><a href="title.xhtml">${escapeText(meta.title)}</a></li>`, ...chapters.map((c) => `<li><a href="${c.file}">${escapeText(c.title)}</a></li>`)];
+  return xhtmlDocument(meta.title, meta.language, `<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n${items.join('\n')}\n</ol>\n</nav>`);
+}
+
+export function tocNcx(meta: BookMeta, chapters: readonly BookChapter[]): string {
+  const points = [{ file: 'title.xhtml', title: meta.title }, ...chapters].map(
+    (entry, i) =>
+      `<navPoint id="nav-${i + 1}" playOrder="${i + 1}"><navLabel><text>${escapeText(entry.title)}</text></navLabel><content src="${entry.file}"/></navPoint>`,
+  );
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">\n' +
+    `<head>\n<meta name="dtb:uid" content="urn:uuid:${escapeAttribute(meta.uuid)}"/>\n<meta name="dtb:depth" content="1"/>\n` +
+    '<meta name="dtb:totalPageCount" content="0"/>\n<meta name="dtb:maxPageNumber" content="0"/>\n</head>\n' +
+    `<docTitle><text>${escapeText(meta.title)}</text></docTitle>\n<navMap>\n${points.join('\n')}\n</navMap>\n</ncx>\n`
+  );
+}
+
+/** The first page: the cover when there is one, the title, the authors, the series line and the description. */
+export function titlePage(meta: BookMeta): string {
+  const parts: string[] = [];
+  if (meta.cover !== null) parts.push(`<div class="cover"><img src="${meta.cover.href}" alt="Cover"/></div>`);
+  parts.push(`<h1 class="book-title">${escapeText(meta.title)}</h1>`);
+  if (meta.creators.length > 0) parts.push(`<p class="byline">by ${escapeText(meta.creators.join(', '))}</p>`);
+  if (meta.series !== null) {
+    const index = seriesIndex(meta.series.index);
+    parts.push(`<p class="series-line">${index === undefined ? '' : `Book ${index} of `}${escapeText(meta.series.name)}</p>`);
+  }
+  if (meta.description !== null && meta.description.trim() !== '') {
+    for (const paragraph of meta.description.split(/\n\s*\n/)) if (paragraph.trim() !== '') parts.push(`<p>${escapeText(paragraph.trim())}</p>`);
+  }
+  return xhtmlDocument(meta.title, meta.language, parts.join('\n'));
+}

@@ -1,0 +1,143 @@
+/**
+ * Queries for EPUB export (docs/decisions.md, "EPUB export"): the stories a book is made of, with
+ * the author, series and tag names its metadata needs, and the `epub_renditions` record of every
+ * file handed out (what KOReader sync maps a document hash back through).
+ */
+import { asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { DbOrTx, Tx } from '../db/open.js';
+import { authors, epubRenditions, series, stories, storyTags, tags } from '../db/schema.js';
+
+/** One story as a book needs it. */
+export interface BookStoryRow {
+  id: string;
+  title: string;
+  summary: string | null;
+  description: string | null;
+  contentHtml: string | null;
+  sourceUrl: string | null;
+  coverPath: string | null;
+  volume: number | null;
+  updatedAt: string;
+  author: string | null;
+  seriesId: string | null;
+  seriesName: string | null;
+  tags: string[];
+}
+
+const STORY_COLUMNS = {
+  id: stories.id,
+  title: stories.title,
+  summary: stories.summary,
+  description: stories.description,
+  contentHtml: stories.contentHtml,
+  sourceUrl: stories.sourceUrl,
+  coverPath: stories.coverPath,
+  volume: stories.volume,
+  updatedAt: stories.updatedAt,
+  author: authors.name,
+  seriesId: stories.seriesId,
+  seriesName: series.name,
+};
+
+/** Tag names of each of these stories, A to Z: one statement for the lot. */
+function tagNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
+  const names = new Map<string, string[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return names;
+  const rows = db
+    .select({ storyId: storyTags.storyId, name: tags.name })
+    .from(storyTags)
+    .innerJoin(tags, eq(tags.id, storyTags.tagId))
+    .where(inArray(storyTags.storyId, [...ids]))
+    .orderBy(asc(tags.nameKey))
+    .all();
+  for (const row of rows) names.get(row.storyId)?.push(row.name);
+  return names;
+}
+
+/**
+ * The stories with these ids, in the order given (missing ids skipped), with their names and
+ * tags. The caller bounds `ids` (`MAX_BOOK_STORIES`), so the IN list stays small.
+ */
+export function loadBookStories(db: DbOrTx, ids: readonly string[]): BookStoryRow[] {
+  if (ids.length === 0) return [];
+  const rows = db
+    .select(STORY_COLUMNS)
+    .from(stories)
+    .leftJoin(authors, eq(authors.id, stories.authorId))
+    .leftJoin(series, eq(series.id, stories.seriesId))
+    .where(inArray(stories.id, [...ids]))
+    .all();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const tagNames = tagNamesOf(db, ids);
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row === undefined ? [] : [{ ...row, tags: tagNames.get(id) ?? [] }];
+  });
+}
+
+/** Each of these stories' `updatedAt`, in the order given (missing ids skipped): what {@link loadBookStories} would stamp a book with. */
+export function loadStoryStamps(db: DbOrTx, ids: readonly string[]): Array<{ id: string; updatedAt: string }> {
+  if (ids.length === 0) return [];
+  const rows = db.select({ id: stories.id, updatedAt: stories.updatedAt }).from(stories).where(inArray(stories.id, [...ids])).all();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * Ids of the stories of a series in reading order (volume, stories without one last, then
+ * creation), at most `limit`; the series index `stories_series_idx` serves it.
+ */
+export function seriesStoryIds(db: DbOrTx, seriesId: string, limit: number): string[] {
+  return db
+    .select({ id: stories.id })
+    .from(stories)
+    .where(eq(stories.seriesId, seriesId))
+    .orderBy(sql`${stories.volume} IS NULL`, asc(stories.volume), asc(stories.createdAt), asc(stories.id))
+    .limit(limit)
+    .all()
+    .map((row) => row.id);
+}
+
+/** Ids of the stories with a tag, oldest first (the order they were added to the library), at most `limit`. */
+export function tagStoryIds(db: DbOrTx, tagId: string, limit: number): string[] {
+  return db
+    .select({ id: stories.id })
+    .from(storyTags)
+    .innerJoin(stories, eq(stories.id, storyTags.storyId))
+    .where(eq(storyTags.tagId, tagId))
+    .orderBy(asc(stories.createdAt), asc(stories.id))
+    .limit(limit)
+    .all()
+    .map((row) => row.id);
+}
+
+export interface RenditionRow {
+  hash: string;
+  kind: 'story' | 'series' | 'tag' | 'search';
+  entityKey: string;
+  entityVersion: string;
+  spine: string;
+  createdAt: string;
+}
+
+/** Records a rendition; a hash already recorded keeps its first row (same bytes, same meaning). */
+export function insertRendition(tx: Tx, row: RenditionRow): void {
+  tx.insert(epubRenditions).values(row).onConflictDoNothing().run();
+}
+
+/**
+ * Deletes the oldest renditions beyond `keep` (by `created_at`, its index): the table stays
+ * bounded however many books are downloaded. Returns how many went.
+ */
+export function pruneRenditions(tx: Tx, keep: number): number {
+  const edge = tx.select({ createdAt: epubRenditions.createdAt }).from(epubRenditions).orderBy(desc(epubRenditions.createdAt)).limit(1).offset(keep).get();
+  if (edge === undefined) return 0;
+  // Rows sharing the edge's stamp stay too: at most a handful, written in the same millisecond.
+  return tx.delete(epubRenditions).where(lt(epubRenditions.createdAt, edge.createdAt)).run().changes;
+}
+
+/** The rendition with this KOReader document hash, or undefined. */
+export function findRendition(db: DbOrTx, hash: string): RenditionRow | undefined {
+  return db.select().from(epubRenditions).where(eq(epubRenditions.hash, hash)).get();
+}
+

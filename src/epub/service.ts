@@ -1,0 +1,272 @@
+/**
+ * EPUB export (docs/decisions.md, "EPUB export"; docs/api.md, "EPUB export"): a story, a series,
+ * a tag or a search result as one EPUB 3 book, built in memory, bounded, and byte for byte the
+ * same for the same stories. Every book handed out is recorded in `epub_renditions` under its
+ * KOReader document hash, so KOReader sync can map a position in it back to a story.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/open.js';
+import { bookkeepingTransaction } from '../db/transaction.js';
+import { NotFound, TooLarge } from '../errors.js';
+import { SANITIZATION_POLICY } from '../html/policy.js';
+import type { ImageStore } from '../images/store.js';
+import { RenderQueue } from '../images/thumbnails.js';
+import { nowIso } from '../lib/clock.js';
+import type { SearchEngine } from '../search/engine.js';
+import { storySearchRequest } from '../search/service.js';
+import { findSeriesById } from '../series/repository.js';
+import { seriesNotFound } from '../series/service.js';
+import { storyNotFound } from '../stories/service.js';
+import { findTagById } from '../tags/repository.js';
+import { tagNotFound } from '../tags/service.js';
+import { CONTAINER_XML, STYLE_CSS, contentOpf, navXhtml, titlePage, tocNcx, type BookChapter, type BookMeta, type BookResource } from './package.js';
+import { koreaderPartialMd5 } from './partial-md5.js';
+import { insertRendition, loadBookStories, pruneRenditions, seriesStoryIds, tagStoryIds, type BookStoryRow, type RenditionRow } from './repository.js';
+import { ownImageSources, storyBody } from './xhtml.js';
+import { xhtmlDocument } from './xml.js';
+import { zipEntries, type ZipEntry } from './zip.js';
+
+/** Most stories in one book: a series, tag or search with more is refused (413). */
+export const MAX_BOOK_STORIES = 200;
+/** Most bytes of text and images in one book before zipping (413 beyond): the book is built in memory. */
+export const MAX_BOOK_BYTES = 50 * 1024 * 1024;
+/** Renditions kept for KOReader sync; older ones are forgotten (their devices fall back to plain sync). */
+export const RENDITIONS_KEPT = 10_000;
+/**
+ * Books built at once; more wait their turn. Each holds its text and images in memory (up to
+ * {@link MAX_BOOK_BYTES}), so this bounds the memory of concurrent downloads to about 100 MiB.
+ */
+const MAX_CONCURRENT_BUILDS = 2;
+const builds = new RenderQueue(MAX_CONCURRENT_BUILDS);
+
+/** Authors and subjects listed in a book's metadata at most (a tag book can have hundreds). */
+const MAX_LISTED = 50;
+/** The language of every book: stories do not record one yet. */
+const LANGUAGE = 'en';
+
+export type BookKind = RenditionRow['kind'];
+
+export interface EpubFile {
+  bytes: Buffer;
+  /** The download's name, without `.epub` (the route makes the header from it). */
+  title: string;
+  /** KOReader's partial MD5 of the bytes. */
+  hash: string;
+}
+
+/**
+ * What a rendition was made from: a single story's `updatedAt`, or for a book of several a
+ * digest of each story's id and `updatedAt` in spine order. KOReader sync compares it with the
+ * stories' current stamps to know whether a position in the old file still means the same
+ * paragraph.
+ */
+export function renditionVersion(kind: BookKind, stories: ReadonlyArray<{ id: string; updatedAt: string }>): string {
+  if (kind === 'story' && stories.length === 1) return stories[0]!.updatedAt;
+  const digest = createHash('sha256');
+  for (const story of stories) digest.update(`${story.id}\n${story.updatedAt}\n`);
+  return digest.digest('hex').slice(0, 32);
+}
+
+function tooManyStories(count: number): TooLarge {
+  return new TooLarge(`A book holds at most ${MAX_BOOK_STORIES} stories; this one would hold ${count}`, {
+    stories: `must be at most ${MAX_BOOK_STORIES}`,
+  });
+}
+
+function tooManyBytes(): TooLarge {
+  return new TooLarge(`A book holds at most ${MAX_BOOK_BYTES / 1024 / 1024} MiB of text and images`, { bytes: `must be at most ${MAX_BOOK_BYTES}` });
+}
+
+const EXTENSIONS: Readonly<Record<string, string>> = { 'image/jpeg': 'jpg', 'image/png': 'png' };
+
+/** Tracks the book's size as parts are added, refusing past {@link MAX_BOOK_BYTES}. */
+class Budget {
+  used = 0;
+  add(bytes: number): void {
+    this.used += bytes;
+    if (this.used > MAX_BOOK_BYTES) throw tooManyBytes();
+  }
+}
+
+/**
+ * A stored JPEG or PNG read whole (the store caps images at 5 MiB), or undefined when the path
+ * is not a stored image or is WebP: WebP is only an EPUB 3.3 core type, so older readers and
+ * epubcheck 4 reject it, and the book shows the alt text instead (docs/decisions.md, "EPUB export").
+ */
+async function readEmbeddable(store: ImageStore, relPath: string, budget: Budget): Promise<{ mediaType: string; bytes: Buffer } | undefined> {
+  let opened;
+  try {
+    opened = await store.openImage(relPath);
+  } catch {
+    return undefined;
+  }
+  if (EXTENSIONS[opened.contentType] === undefined) {
+    await opened.close();
+    return undefined;
+  }
+  budget.add(opened.size);
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened.stream()) chunks.push(chunk as Buffer);
+  return { mediaType: opened.contentType, bytes: Buffer.concat(chunks) };
+}
+
+interface BookSpec {
+  kind: BookKind;
+  entityKey: string;
+  meta: Omit<BookMeta, 'cover' | 'language'>;
+  stories: readonly BookStoryRow[];
+}
+
+/** Builds the book's bytes, records the rendition, and returns the file; at most {@link MAX_CONCURRENT_BUILDS} at once. */
+function makeBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
+  return builds.run(() => buildBook(db, store, spec));
+}
+
+async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
+  const budget = new Budget();
+  const resources: BookResource[] = [];
+
+  let cover: BookResource | null = null;
+  for (const story of spec.stories) {
+    if (story.coverPath === null) continue;
+    const image = await readEmbeddable(store, story.coverPath, budget);
+    if (image === undefined) continue;
+    cover = { href: `images/cover.${EXTENSIONS[image.mediaType]}`, ...image };
+    resources.push(cover);
+    break;
+  }
+
+  const imageHrefs = new Map<string, string | undefined>();
+  for (const story of spec.stories) {
+    for (const src of ownImageSources(story.contentHtml ?? '')) {
+      if (imageHrefs.has(src)) continue;
+      const image = await readEmbeddable(store, src.slice(SANITIZATION_POLICY.ownImagePrefix.length), budget);
+      if (image === undefined) {
+        imageHrefs.set(src, undefined);
+        continue;
+      }
+      const resource = { href: `images/image-${resources.length + 1}.${EXTENSIONS[image.mediaType]}`, ...image };
+      resources.push(resource);
+      imageHrefs.set(src, resource.href);
+    }
+  }
+
+  const meta: BookMeta = { ...spec.meta, language: LANGUAGE, cover };
+  const chapters: BookChapter[] = spec.stories.map((story, i) => {
+    const { body } = storyBody(story.title, story.contentHtml ?? '', (src) => imageHrefs.get(src));
+    const xhtml = xhtmlDocument(story.title, LANGUAGE, body);
+    budget.add(Buffer.byteLength(xhtml));
+    return { file: `story-${String(i + 1).padStart(4, '0')}.xhtml`, title: story.title, xhtml };
+  });
+
+  const text = (name: string, content: string): ZipEntry => ({ name: `OEBPS/${name}`, bytes: Buffer.from(content, 'utf8'), compress: true });
+  const entries: ZipEntry[] = [
+    { name: 'mimetype', bytes: Buffer.from('application/epub+zip', 'ascii'), compress: false },
+    { name: 'META-INF/container.xml', bytes: Buffer.from(CONTAINER_XML, 'utf8'), compress: true },
+    text('content.opf', contentOpf(meta, chapters, resources)),
+    text('nav.xhtml', navXhtml(meta, chapters)),
+    text('toc.ncx', tocNcx(meta, chapters)),
+    text('style.css', STYLE_CSS),
+    text('title.xhtml', titlePage(meta)),
+    ...chapters.map((chapter) => text(chapter.file, chapter.xhtml)),
+    ...resources.map((resource) => ({ name: `OEBPS/${resource.href}`, bytes: resource.bytes, compress: false })),
+  ];
+  const bytes = await zipEntries(entries, meta.modified);
+  const hash = koreaderPartialMd5(bytes);
+
+  const row: RenditionRow = {
+    hash,
+    kind: spec.kind,
+    entityKey: spec.entityKey,
+    entityVersion: renditionVersion(spec.kind, spec.stories),
+    spine: JSON.stringify([null, ...spec.stories.map((story) => story.id)]),
+    createdAt: nowIso(),
+  };
+  bookkeepingTransaction(db, (tx) => {
+    insertRendition(tx, row);
+    pruneRenditions(tx, RENDITIONS_KEPT);
+  });
+  return { bytes, title: spec.meta.title, hash };
+}
+
+/** The newest stamp of these (ISO strings sort as time). */
+function newest(stamps: readonly string[]): string {
+  return stamps.reduce((a, b) => (b > a ? b : a));
+}
+
+function distinct(values: ReadonlyArray<string | null>): string[] {
+  return [...new Set(values.filter((value): value is string => value !== null))].slice(0, MAX_LISTED);
+}
+
+/** A book of several stories: their authors and tags, the newest of their stamps and `ownStamp`. */
+function collectionMeta(uuid: string, title: string, description: string | null, ownStamp: string, stories: readonly BookStoryRow[]): BookSpec['meta'] {
+  return {
+    uuid,
+    title,
+    creators: distinct(stories.map((story) => story.author)),
+    modified: newest([ownStamp, ...stories.map((story) => story.updatedAt)]),
+    subjects: distinct(stories.flatMap((story) => story.tags)).sort(),
+    description,
+    source: null,
+    series: null,
+  };
+}
+
+/** One story as a book: its own metadata, its series and volume as calibre and EPUB 3 say them. */
+export async function storyEpub(db: Db, store: ImageStore, id: string): Promise<EpubFile> {
+  const [story] = loadBookStories(db, [id]);
+  if (story === undefined) throw storyNotFound(id);
+  const meta: BookSpec['meta'] = {
+    uuid: story.id,
+    title: story.title,
+    creators: story.author === null ? [] : [story.author],
+    modified: story.updatedAt,
+    subjects: story.tags,
+    description: story.summary ?? story.description,
+    source: story.sourceUrl,
+    series: story.seriesName === null ? null : { name: story.seriesName, index: story.volume },
+  };
+  const file = await makeBook(db, store, { kind: 'story', entityKey: id, meta, stories: [story] });
+  return { ...file, title: story.author === null ? story.title : `${story.title} - ${story.author}` };
+}
+
+/** Ids of a collection, refused when there are more than a book holds. */
+function bounded(ids: string[]): string[] {
+  if (ids.length > MAX_BOOK_STORIES) throw tooManyStories(ids.length);
+  return ids;
+}
+
+/** A series as one book, its stories in volume order. */
+export async function seriesEpub(db: Db, store: ImageStore, id: string): Promise<EpubFile> {
+  const row = findSeriesById(db, id);
+  if (row === undefined) throw seriesNotFound(id);
+  const stories = loadBookStories(db, bounded(seriesStoryIds(db, id, MAX_BOOK_STORIES + 1)));
+  return makeBook(db, store, { kind: 'series', entityKey: id, meta: collectionMeta(row.id, row.name, row.description, row.updatedAt, stories), stories });
+}
+
+/** Every story with a tag as one book, oldest first. */
+export async function tagEpub(db: Db, store: ImageStore, id: string): Promise<EpubFile> {
+  const row = findTagById(db, id);
+  if (row === undefined) throw tagNotFound(id);
+  const stories = loadBookStories(db, bounded(tagStoryIds(db, id, MAX_BOOK_STORIES + 1)));
+  return makeBook(db, store, { kind: 'tag', entityKey: id, meta: collectionMeta(row.id, `Tag: ${row.name}`, null, row.updatedAt, stories), stories });
+}
+
+/** A UUID (v4-shaped, so readers accept it) that is the same for the same search text. */
+function searchUuid(query: string): string {
+  const hex = createHash('sha256').update(`storyshelf search\n${query}`).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The best `limit` matches of a search (at most {@link MAX_BOOK_STORIES}) as one book, in relevance order; 404 when nothing matches. */
+export async function searchEpub(db: Db, store: ImageStore, engine: SearchEngine, query: string, limit: number): Promise<EpubFile> {
+  const page = await engine.searchStories(storySearchRequest({ query, page: 0, size: Math.min(limit, MAX_BOOK_STORIES), sortBy: 'relevance', sortDir: 'desc' }));
+  const stories = loadBookStories(
+    db,
+    page.results.map((result) => result.id),
+  );
+  if (stories.length === 0) throw new NotFound(`No story matches the search: ${query}`);
+  const meta = collectionMeta(searchUuid(query), `Search: ${query}`, null, stories[0]!.updatedAt, stories);
+  return makeBook(db, store, { kind: 'search', entityKey: query, meta, stories });
+}

@@ -1,0 +1,153 @@
+/**
+ * KOReader sync (docs/decisions.md, "KOReader sync"; docs/api.md, "KOReader sync"). A document
+ * hash that names a Storyshelf EPUB (`epub_renditions`) is a position in a story: KOReader's
+ * xpointer is turned into the web reader's block index and saved as the story's reading
+ * progress, and the story's progress, wherever it was saved, is turned back into an xpointer in
+ * that file. Any other document is kept as KOReader sent it (`kosync_documents`), so the library
+ * is also a plain sync server for the reader's other books.
+ */
+import type { Db } from '../db/open.js';
+import { NotFound } from '../errors.js';
+import { bookkeepingTransaction } from '../db/transaction.js';
+import { findRendition, loadBookStories, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
+import { renditionVersion } from '../epub/service.js';
+import { storyBody, type BodyBlock } from '../epub/xhtml.js';
+import type { KosyncProgressBody, KosyncProgressDto, KosyncSaved } from '../schemas/kosync.js';
+import { newestProgressAmong } from '../stories/progress-repository.js';
+import { saveProgress } from '../stories/progress-service.js';
+import { findKosyncDocument, pruneKosyncDocuments, saveKosyncDocument, type KosyncDocumentRow } from './repository.js';
+import { fragmentStart, parseXPointer, webBlockCount, webIndexOf, xpointerOf } from './xpointer.js';
+
+/** Documents whose KOReader record is kept; older ones are forgotten (a device then finds no progress for them). */
+export const KOSYNC_DOCUMENTS_KEPT = 10_000;
+
+/** How a position saved in Storyshelf (the web reader, the API) names its device to KOReader. */
+export const STORYSHELF_DEVICE = 'Storyshelf';
+export const STORYSHELF_DEVICE_ID = 'storyshelf';
+
+/** A book as KOReader sync sees it: its spine, its stories, and whether they are unchanged since the file was made. */
+interface Book {
+  rendition: RenditionRow;
+  /** One element per spine item: the story id, or null (the title page). */
+  spine: Array<string | null>;
+  storyIds: string[];
+  fresh: boolean;
+}
+
+/** A position in one story, as the web reader saves it. */
+interface StoryPosition {
+  storyId: string;
+  progress: number;
+  position: string | null;
+}
+
+const clamp = (value: number) => Math.min(1, Math.max(0, value));
+
+function openBook(db: Db, rendition: RenditionRow): Book {
+  const spine = JSON.parse(rendition.spine) as Array<string | null>;
+  const storyIds = spine.filter((id): id is string => id !== null);
+  const stamps = loadStoryStamps(db, storyIds);
+  const fresh = stamps.length === storyIds.length && renditionVersion(rendition.kind, stamps) === rendition.entityVersion;
+  return { rendition, spine, storyIds, fresh };
+}
+
+/** The top-level blocks of a story's page as the book writes it today, or undefined when the story is gone. */
+function storyBlocks(db: Db, storyId: string): BodyBlock[] | undefined {
+  const [story] = loadBookStories(db, [storyId]);
+  return story === undefined ? undefined : storyBody(story.title, story.contentHtml ?? '', () => undefined).blocks;
+}
+
+/**
+ * The story position a KOReader position in this book means. The spine item names the story
+ * (a pointer without one, such as a page number, picks it by percentage); the first element under
+ * its body names the block, paragraph-exactly, while the stories are unchanged since the file was
+ * made. Otherwise only the fraction is kept (position null). The title page is the first
+ * story's top.
+ */
+function storyPositionOf(db: Db, book: Book, progress: string, percentage: number): StoryPosition | undefined {
+  const count = book.storyIds.length;
+  if (count === 0) return undefined;
+  const pointer = parseXPointer(progress);
+  const item = pointer === undefined ? undefined : book.spine[pointer.fragment - 1];
+  if (item === null) return { storyId: book.storyIds[0]!, progress: 0, position: null };
+  const ordinal = item === undefined ? Math.min(count - 1, Math.floor(percentage * count)) : book.storyIds.indexOf(item);
+  const storyId = book.storyIds[ordinal]!;
+  const share = count === 1 ? clamp(percentage) : clamp(percentage * count - ordinal);
+  if (!book.fresh || item === undefined || pointer?.step === undefined) return { storyId, progress: share, position: null };
+  const blocks = storyBlocks(db, storyId);
+  const index = blocks === undefined ? undefined : webIndexOf(blocks, pointer.step);
+  if (blocks === undefined || index === undefined) return { storyId, progress: share, position: null };
+  const blockShare = index / Math.max(1, webBlockCount(blocks));
+  return { storyId, progress: count === 1 ? clamp(percentage) : clamp(blockShare), position: String(index) };
+}
+
+function present(row: KosyncDocumentRow): KosyncProgressDto {
+  return { document: row.document, progress: row.progress, percentage: row.percentage, device: row.device, device_id: row.deviceId, timestamp: row.timestamp };
+}
+
+/**
+ * Saves what KOReader sent: always as the document's KOReader record (bounded to
+ * {@link KOSYNC_DOCUMENTS_KEPT}), and, for a Storyshelf book, as the reading progress of the story
+ * it points into. Two transactions: the record and the story's progress are separate facts, and
+ * saving progress is the story domain's own write.
+ */
+export function saveKoreaderProgress(db: Db, body: KosyncProgressBody, nowMs: number): KosyncSaved {
+  const row: KosyncDocumentRow = {
+    document: body.document,
+    progress: String(body.progress),
+    percentage: body.percentage,
+    device: body.device,
+    deviceId: body.device_id,
+    timestamp: Math.floor(nowMs / 1000),
+  };
+  const rendition = findRendition(db, body.document);
+  const position = rendition === undefined ? undefined : storyPositionOf(db, openBook(db, rendition), row.progress, body.percentage);
+  bookkeepingTransaction(db, (tx) => {
+    saveKosyncDocument(tx, row);
+    pruneKosyncDocuments(tx, KOSYNC_DOCUMENTS_KEPT);
+  });
+  try {
+    if (position !== undefined) saveProgress(db, position.storyId, { progress: position.progress, position: position.position });
+  } catch (error) {
+    // The story was deleted since the book was made: KOReader's record is kept all the same,
+    // and KOReader understands only 200 here.
+    if (!(error instanceof NotFound)) throw error;
+  }
+  return { document: row.document, timestamp: row.timestamp };
+}
+
+/**
+ * The position to hand KOReader for a document, or `{}`. For a Storyshelf book: the most
+ * recently read of its stories, as an xpointer to that block (or to the story's start when the
+ * stories changed since the file was made, or no block was saved), unless KOReader's own record
+ * still means exactly that position, which is then returned as sent (it points inside the
+ * paragraph, and names the device).
+ */
+export function koreaderProgress(db: Db, document: string): KosyncProgressDto {
+  const record = findKosyncDocument(db, document);
+  const rendition = findRendition(db, document);
+  if (rendition === undefined) return record === undefined ? {} : present(record);
+  const book = openBook(db, rendition);
+  const latest = newestProgressAmong(db, book.storyIds);
+  if (latest === undefined) return record === undefined ? {} : present(record);
+  if (record !== undefined) {
+    const meant = storyPositionOf(db, book, record.progress, record.percentage);
+    if (meant !== undefined && meant.storyId === latest.storyId && meant.position === latest.position && meant.progress === latest.progress) return present(record);
+  }
+  const fragment = book.spine.indexOf(latest.storyId) + 1;
+  const ordinal = book.storyIds.indexOf(latest.storyId);
+  const count = book.storyIds.length;
+  let progress = fragmentStart(fragment);
+  if (book.fresh && latest.position !== null && /^\d{1,7}$/.test(latest.position)) {
+    const blocks = storyBlocks(db, latest.storyId);
+    progress = (blocks === undefined ? undefined : xpointerOf(fragment, blocks, Number(latest.position))) ?? progress;
+  }
+  return {
+    document,
+    progress,
+    percentage: count === 1 ? latest.progress : (ordinal + latest.progress) / count,
+    device: STORYSHELF_DEVICE,
+    device_id: STORYSHELF_DEVICE_ID,
+    timestamp: Math.floor(Date.parse(latest.updatedAt) / 1000),
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * `Content-Disposition: attachment` for a download named after user text (RFC 6266): an ASCII
+ * `filename` every client understands, and the real name in `filename*` (UTF-8, percent-encoded)
+ * for the clients that read it, which is all current browsers and e-reader apps.
+ */
+
+/** Longest name offered, in characters: file systems cap names near 255 bytes. */
+const NAME_MAX = 120;
+
+/** Characters file systems or the header itself cannot take in a name. */
+const UNSAFE = /[\u0000-\u001F\u007F"\\/:*?<>|]+/g;
+
+function cleanName(name: string): string {
+  return name.replace(UNSAFE, '_').replace(/\s+/g, ' ').trim().slice(0, NAME_MAX).trim();
+}
+
+/** RFC 5987 value characters: encodeURIComponent leaves `'()*` and `!` as is, which the grammar does not allow. */
+function percentEncode(text: string): string {
+  return encodeURIComponent(text).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** The header value for downloading `name` + `extension` (extension with its dot, e.g. ".epub"). */
+export function attachment(name: string, extension: string, fallback = 'download'): string {
+  const clean = cleanName(name) || fallback;
+  const ascii = cleanName(clean.normalize('NFKD').replace(/[\u0300-\u036F]/g, '').replace(/[^\u0020-\u007E]+/g, '_')) || fallback;
+  return `attachment; filename="${ascii}${extension}"; filename*=UTF-8''${percentEncode(clean + extension)}`;
+}
