@@ -171,6 +171,56 @@ export class ImageStore {
    */
   async saveUploadedImage(part: UploadedPart, kind: ImageKind): Promise<string> {
     const field = part.fieldname;
+    const { tempPath, format } = await this.#receive(part.file, field);
+    try {
+      await this.#stripMetadata(tempPath, format, field);
+      const name = `${randomUUID()}.${FORMATS[format].ext}`;
+      await fsp.rename(tempPath, path.join(this.root, kind, name));
+      await syncDirectory(path.join(this.root, kind));
+      await this.#thumbs.writeAll({ kind, name, relPath: `${kind}/${name}` });
+      return `${kind}/${name}`;
+    } catch (error) {
+      await this.#removeTemp(tempPath);
+      throw error;
+    }
+  }
+
+  /**
+   * Stores an image under the name it had in another library (a library archive's
+   * `images/<kind>/<name>`, docs/decisions.md, "Library archive"): the path guard, then the same
+   * checks and metadata stripping as an upload, and the name's extension must match the bytes'
+   * format (400 otherwise). An image already stored under that name is kept as it is (stored names
+   * are never reused, so it is the same image): `exists`. A stored image waits as unattached
+   * until a row names it, so the startup sweep keeps it; an image only story HTML names keeps
+   * waiting, as an inline upload does. Nothing is left on disk on failure.
+   */
+  async restoreImage(rawPath: string, stream: Readable): Promise<'stored' | 'exists'> {
+    const image = parseImagePath(rawPath);
+    const { tempPath, format } = await this.#receive(stream, 'file');
+    try {
+      await this.#stripMetadata(tempPath, format, 'file');
+      if (FORMATS[format].ext !== path.extname(image.name).slice(1)) throw invalidField('file', `holds a ${FORMATS[format].ext} image, not what its name says`);
+      const outcome = await this.exclusively(image.relPath, async () => {
+        if ((await this.resolve(image, 'path')) !== undefined) return 'exists' as const;
+        await fsp.rename(tempPath, path.join(this.root, image.kind, image.name));
+        await syncDirectory(path.join(this.root, image.kind));
+        await this.markUnattached(image.relPath);
+        return 'stored' as const;
+      });
+      if (outcome === 'exists') await this.#removeTemp(tempPath);
+      return outcome;
+    } catch (error) {
+      await this.#removeTemp(tempPath);
+      throw error;
+    }
+  }
+
+  /**
+   * Streams an image into a temp file in `.incoming/` while its size (413 over
+   * {@link MAX_IMAGE_BYTES}) and structure (415) are checked, and fsyncs it. The stream is always
+   * read to its end. Throws with nothing left on disk, or returns the complete temp file.
+   */
+  async #receive(stream: Readable & { truncated?: boolean }, field: string): Promise<{ tempPath: string; format: ImageFormat }> {
     const check = new ImageStructureCheck();
     const tempPath = path.join(this.root, INCOMING_DIR, `${randomUUID()}.upload`);
     let handle: FileHandle | undefined;
@@ -178,7 +228,7 @@ export class ImageStore {
     let size = 0;
     let failure: Error | undefined;
     try {
-      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
         if (failure !== undefined) continue;
         try {
           size += chunk.length;
@@ -196,7 +246,7 @@ export class ImageStore {
           failure = error as Error;
         }
       }
-      if (failure === undefined && part.file.truncated === true) failure = imageTooLarge(field);
+      if (failure === undefined && stream.truncated === true) failure = imageTooLarge(field);
       let format: ImageFormat | undefined;
       if (failure === undefined) {
         try {
@@ -213,17 +263,21 @@ export class ImageStore {
       await handle.sync();
       await handle.close();
       handle = undefined;
-      if (!(await this.#thumbs.stripUploadMetadata(tempPath, format))) throw notAnImage(field);
-      const name = `${randomUUID()}.${FORMATS[format].ext}`;
-      await fsp.rename(tempPath, path.join(this.root, kind, name));
-      await syncDirectory(path.join(this.root, kind));
-      await this.#thumbs.writeAll({ kind, name, relPath: `${kind}/${name}` });
-      return `${kind}/${name}`;
+      return { tempPath, format };
     } catch (error) {
       await handle?.close().catch(() => undefined);
-      await fsp.rm(tempPath, { force: true }).catch((cause: unknown) => this.log.warn({ err: cause, tempPath }, 'could not remove a failed upload'));
+      await this.#removeTemp(tempPath);
       throw error;
     }
+  }
+
+  /** Replaces a received image that carries metadata by a copy without it (415 when libvips cannot read it). */
+  async #stripMetadata(tempPath: string, format: ImageFormat, field: string): Promise<void> {
+    if (!(await this.#thumbs.stripUploadMetadata(tempPath, format))) throw notAnImage(field);
+  }
+
+  async #removeTemp(tempPath: string): Promise<void> {
+    await fsp.rm(tempPath, { force: true }).catch((cause: unknown) => this.log.warn({ err: cause, tempPath }, 'could not remove a failed upload'));
   }
 
   /**
