@@ -10,11 +10,13 @@ import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { storyRoutes } from './stories/routes.js';
 import { tagRoutes } from './tags/routes.js';
+import { tokenRoutes } from './tokens/routes.js';
 
 /**
  * Everything under `/api`. Login and logout are public; every other route sits in a scope whose
  * onRequest hook demands a valid token, so a new route is protected unless it is put here on
- * purpose. (Unknown routes fall through to the 404 handler, token or not.)
+ * purpose. A device token may read (GET) and nothing more unless its scopes say so
+ * (src/auth/principal.ts). (Unknown routes fall through to the 404 handler, token or not.)
  */
 export const apiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(authRoutes);
@@ -30,6 +32,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(fileRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
+    await protectedScope.register(tokenRoutes);
   });
 };
 

@@ -74,6 +74,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/password',
     {
+      config: { scope: 'session' },
       bodyLimit: UNAUTHENTICATED_BODY_LIMIT * 2,
       schema: {
         tags: ['auth'],

@@ -35,6 +35,11 @@ export class AuthService {
     if (wait > 0) throw new TooManyRequests('Too many failed logins; try again later', wait);
   }
 
+  /** Counts a failed attempt that was not a password (a wrong device token) against `address`. */
+  recordFailure(address: string): void {
+    this.deps.throttle.recordAttempt(address);
+  }
+
   /** Checks the password, throttled ({@link check}), and issues a 24-hour token with its own id. */
   async login(password: string, address: string): Promise<string> {
     return this.issueToken(await this.check(password, address));

@@ -4,6 +4,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { AVATAR_PART, FORM_RATING_FIELD } from '../authors/form.js';
+import { ErrorBody } from '../schemas/common.js';
 import { helmetHeaders } from './security-headers.js';
 
 declare module 'fastify' {
@@ -119,6 +120,10 @@ export const apiDocsPlugin = fp(
       }
       doc.operationId = operationIdFor(method, path);
       if (!requiresToken(route)) doc.security = [];
+      // Any protected route refuses a device token without the scope it needs (src/auth/principal.ts).
+      else if (doc.response !== undefined && !(403 in (schema.response as object))) {
+        doc.response = { ...(doc.response as object), 403: ErrorBody };
+      }
       if (schema.querystring !== undefined) doc.querystring = optionalDefaults(schema.querystring as JsonSchema);
       if (schema.response !== undefined) doc.response = imageResponses(schema.response as Record<string, JsonSchema>);
       if (route.config?.acceptsMultipart === true) {
@@ -135,7 +140,8 @@ export const apiDocsPlugin = fp(
         info: {
           title: 'Storyshelf API',
           version: '1.0.0',
-          description: 'A self-hosted story library. Every /api route except login and logout needs the `token` cookie (or `Authorization: Bearer`).',
+          description:
+            'A self-hosted story library. Every /api route except login and logout needs the `token` cookie, `Authorization: Bearer` (a login token or a device token), or HTTP Basic with a device token as the password.',
           license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
         },
         // Relative: the document is right wherever the server is reached (LAN address, proxy).
@@ -143,10 +149,11 @@ export const apiDocsPlugin = fp(
         components: {
           securitySchemes: {
             cookieAuth: { type: 'apiKey', in: 'cookie', name: 'token' },
-            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or device token' },
+            basicAuth: { type: 'http', scheme: 'basic', description: 'Any user name; a device token as the password' },
           },
         },
-        security: [{ cookieAuth: [] }, { bearerAuth: [] }],
+        security: [{ cookieAuth: [] }, { bearerAuth: [] }, { basicAuth: [] }],
         tags: [
           { name: 'auth', description: 'Login, logout, token check' },
           { name: 'stories', description: 'Stories, their content, cover and rating' },
@@ -157,6 +164,7 @@ export const apiDocsPlugin = fp(
           { name: 'search', description: 'Full-text search and its administration' },
           { name: 'config', description: 'Settings the server applies, such as HTML sanitization' },
           { name: 'admin', description: 'Backups' },
+          { name: 'tokens', description: 'Device tokens for e-readers and apps' },
           { name: 'health', description: 'Liveness for monitors' },
         ],
       },

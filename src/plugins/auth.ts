@@ -5,16 +5,23 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { PasswordState } from '../auth/password-state.js';
-import { requestToken } from '../auth/request-token.js';
 import { loadOrCreateJwtSecret, resolvePassword } from '../auth/secrets.js';
 import { AuthService, type TokenClaims } from '../auth/service.js';
+import { devicePrincipal, principalOf, requireScope, type Principal, type RouteScope } from '../auth/principal.js';
+import { DeviceTokens } from '../tokens/service.js';
 import { RevokedTokens, TOKEN_LIFETIME_SECONDS } from '../auth/tokens.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthService;
-    /** onRequest hook for every protected route: 401 unless a valid token came with it. */
+    deviceTokens: DeviceTokens;
+    /**
+     * onRequest hook for every protected route: 401 unless valid credentials came with it (a
+     * login token, or a device token), 403 when a device token lacks the route's scope.
+     */
     authenticate: (request: FastifyRequest) => Promise<void>;
+    /** The same for a device token taken from the path (the OPDS path form): sets `principal` or throws 401/403. */
+    authenticateDevice: (request: FastifyRequest, secret: string) => void;
     /** The cookie options of docs/decisions.md, "Authentication", with `Secure` per `COOKIE_SECURE`. */
     tokenCookieOptions: (request: FastifyRequest, maxAge: number) => {
       httpOnly: true;
@@ -25,7 +32,13 @@ declare module 'fastify' {
     };
   }
   interface FastifyRequest {
+    /** The login token's claims when the request came with one (not for a device token). */
     token?: TokenClaims;
+    principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    /** What a device token needs to use the route (src/auth/principal.ts, `requireScope`). */
+    scope?: RouteScope;
   }
 }
 
@@ -64,11 +77,20 @@ export const authPlugin = fp<AuthPluginOptions>(
       password: new PasswordState(password.hash, options.dataDir, options.appPassword !== undefined, secret),
       throttle: new LoginThrottle(),
     });
+    const deviceTokens = new DeviceTokens(app.db);
     app.decorate('auth', auth);
+    app.decorate('deviceTokens', deviceTokens);
     app.decorateRequest('token', undefined);
-    app.decorate('authenticate', async (request: FastifyRequest) => {
-      request.token = auth.verify(requestToken(request));
-    });
+    app.decorateRequest('principal', undefined);
+    const admit = (request: FastifyRequest, principal: Principal) => {
+      request.principal = principal;
+      if (principal.kind === 'session') request.token = principal.claims;
+      requireScope(request, principal);
+    };
+    app.decorate('authenticate', async (request: FastifyRequest) => admit(request, principalOf(request, { auth, deviceTokens })));
+    app.decorate('authenticateDevice', (request: FastifyRequest, secret: string) =>
+      admit(request, devicePrincipal(request, secret, { auth, deviceTokens })),
+    );
     app.decorate('tokenCookieOptions', (request: FastifyRequest, maxAge: number) => ({
       httpOnly: true as const,
       path: '/' as const,

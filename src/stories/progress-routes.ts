@@ -29,6 +29,8 @@ export const storyProgressRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/stories/:id/progress',
     {
+      // An e-reader's token saves positions without being allowed to edit the library.
+      config: { scope: 'progress' },
       schema: {
         tags: STORIES,
         summary: "Save where the reader is in a story (last write wins); the story's updatedAt is not changed",
