@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
+import { archiveRoutes } from './archive/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { fileRoutes } from './files/routes.js';
@@ -32,6 +33,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(fileRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
+    await protectedScope.register(archiveRoutes);
     await protectedScope.register(tokenRoutes);
   });
 };

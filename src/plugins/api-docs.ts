@@ -87,12 +87,17 @@ function optionalDefaults(querystring: JsonSchema): JsonSchema {
   return required.length > 0 ? { ...rest, required } : rest;
 }
 
-/** The only binary responses are images (src/schemas/files.ts): documented as image content. */
+/**
+ * Binary responses are images (src/schemas/files.ts), documented as image content, unless the
+ * schema names its own media type (`contentMediaType`: the library archive's ZIP).
+ */
 function imageResponses(response: Record<string, JsonSchema>): Record<string, JsonSchema> {
   return Object.fromEntries(
-    Object.entries(response).map(([status, schema]) =>
-      schema.format === 'binary' ? [status, { description: schema.description, content: { 'image/*': { schema: BinaryFile } } }] : [status, schema],
-    ),
+    Object.entries(response).map(([status, schema]) => {
+      if (schema.format !== 'binary') return [status, schema];
+      const mediaType = typeof schema.contentMediaType === 'string' ? schema.contentMediaType : 'image/*';
+      return [status, { description: schema.description, content: { [mediaType]: { schema: BinaryFile } } }];
+    }),
   );
 }
 
@@ -164,6 +169,7 @@ export const apiDocsPlugin = fp(
           { name: 'search', description: 'Full-text search and its administration' },
           { name: 'config', description: 'Settings the server applies, such as HTML sanitization' },
           { name: 'admin', description: 'Backups' },
+          { name: 'archive', description: 'Export the library as a portable archive, and restore one' },
           { name: 'tokens', description: 'Device tokens for e-readers and apps' },
           { name: 'health', description: 'Liveness for monitors' },
         ],
