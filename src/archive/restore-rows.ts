@@ -95,7 +95,7 @@ export interface PreparedStory {
  * by name) and dropped, with a note, when no such row exists. Returns the notes and the cover it
  * replaced.
  */
-export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { notes: string[]; released: string | null } {
+export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { notes: string[]; released: string | null; countsDone: true } {
   const { story, text } = prepared;
   const notes: string[] = [];
   const link = (id: string | null, map: Record<string, string>, exists: (id: string) => boolean, what: string): string | null => {
@@ -128,7 +128,7 @@ export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { not
   unlinkTags(tx, story.id, current.filter((tagId) => !wanted.includes(tagId)));
   linkTags(tx, story.id, wanted.filter((tagId) => !current.includes(tagId)));
   const released = existing !== undefined && existing.coverPath !== prepared.coverPath ? existing.coverPath : null;
-  return { notes, released };
+  return { notes, released, countsDone: true };
 }
 
 /**

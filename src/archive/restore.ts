@@ -11,7 +11,7 @@
  * progress. A bad entry (invalid JSON, a schema violation, an image that is not one) is skipped
  * and reported in `errors`; it never stops the others.
  */
-import type { Db } from '../db/open.js';
+import type { Db, Tx } from '../db/open.js';
 import { bookkeepingTransaction, writeTransaction } from '../db/transaction.js';
 import { releaseImages } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
@@ -167,30 +167,22 @@ export class ArchiveRestore {
         if (avatar !== null) this.pendingAvatars.set(avatar, (await this.presentImage(state, `${listName}:${line + 1}`, avatar)) !== null);
       }
     }
-    const released: (string | null | undefined)[] = [];
-    const write = listName === 'progress.jsonl' ? bookkeepingTransaction : writeTransaction;
-    write(this.deps.db, (tx) => {
-      for (const { line, value } of parsed) {
-        const where = `${listName}:${line + 1}`;
-        if (listName === 'progress.jsonl') {
-          if (restoreProgress(tx, value as ArchiveProgress)) state.done += 1;
-          else this.report(state, where, 'its story is not in the library');
-          continue;
-        }
-        const outcome: RowOutcome =
-          listName === 'authors.jsonl'
-            ? restoreAuthor(tx, withImage(value as ArchiveAuthor, this.pendingAvatars))
-            : listName === 'series.jsonl'
-              ? restoreSeries(tx, value as ArchiveSeries)
-              : restoreTag(tx, value as ArchiveTag);
-        if (outcome.kind === 'mapped' && listName !== 'tags.jsonl') state.ids[listName === 'authors.jsonl' ? 'authors' : 'series'][(value as { id: string }).id] = outcome.to;
-        if (outcome.kind === 'kept-name') this.report(state, where, outcome.note);
-        else state.done += 1;
-        if (outcome.kind === 'written') released.push(outcome.released);
-      }
+    const transaction = listName === 'progress.jsonl' ? bookkeepingTransaction : writeTransaction;
+    const items = parsed.map(({ line, value }) => ({ where: `${listName}:${line + 1}`, value }));
+    await this.applyBatch(state, items, transaction, (tx, value): Effect => {
+      if (listName === 'progress.jsonl') return restoreProgress(tx, value as ArchiveProgress) ? { notes: [] } : { notes: ['its story is not in the library'] };
+      const outcome: RowOutcome =
+        listName === 'authors.jsonl'
+          ? restoreAuthor(tx, withImage(value as ArchiveAuthor, this.pendingAvatars))
+          : listName === 'series.jsonl'
+            ? restoreSeries(tx, value as ArchiveSeries)
+            : restoreTag(tx, value as ArchiveTag);
+      const id = (value as { id: string }).id;
+      if (outcome.kind === 'kept-name') return { notes: [outcome.note] };
+      if (outcome.kind === 'written') return { notes: [], released: outcome.released };
+      return listName === 'tags.jsonl' ? { notes: [] } : { notes: [], mapped: { kind: listName === 'authors.jsonl' ? 'authors' : 'series', from: id, to: outcome.to } };
     });
     this.pendingAvatars.clear();
-    await releaseImages(this.deps.db, this.deps.images, released);
     state.next = lastLine + 1;
     if (reachedEnd) this.advance(state);
   }
@@ -204,21 +196,53 @@ export class ArchiveRestore {
     for (const entry of batch) {
       const story = await this.readStory(state, entry);
       if (story === undefined) continue;
-      // Sanitizing and deriving is the costly part: done here, before the transaction opens.
+      // Sanitizing and deriving is the costly part: done here, before the transaction opens,
+      // one story per turn of the event loop so that requests are served in between.
       prepared.push({ story, text: deriveStoryText(story.contentHtml), coverPath: await this.presentImage(state, entry.name, story.coverPath) });
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    const released: (string | null)[] = [];
-    writeTransaction(this.deps.db, (tx) => {
-      for (const item of prepared) {
-        const outcome = restoreStory(tx, item, state.ids);
-        for (const note of outcome.notes) this.report(state, `stories/${item.story.id}.json`, note);
-        released.push(outcome.released);
-        state.done += 1;
-      }
-    });
-    await releaseImages(this.deps.db, this.deps.images, released);
+    const items = prepared.map((item) => ({ where: `stories/${item.story.id}.json`, value: item }));
+    await this.applyBatch(state, items, writeTransaction, (tx, item) => restoreStory(tx, item, state.ids));
     state.next += batch.length;
     if (state.next >= this.reader.stories.length) this.advance(state);
+  }
+
+  /**
+   * Applies a batch in one transaction, then its effects to the state (so a rolled-back batch
+   * counts nothing) and releases the images it replaced. Should the batch fail as a whole (a
+   * constraint no schema can see, say), each item is applied alone and the ones that still fail
+   * are reported: one bad row never stops the others.
+   */
+  private async applyBatch<T>(
+    state: RestoreState,
+    items: readonly { where: string; value: T }[],
+    transaction: typeof writeTransaction,
+    apply: (tx: Tx, value: T) => Effect,
+  ): Promise<void> {
+    let outcomes: { where: string; effect: Effect | Error }[];
+    try {
+      outcomes = transaction(this.deps.db, (tx) => items.map(({ where, value }) => ({ where, effect: apply(tx, value) })));
+    } catch {
+      outcomes = items.map(({ where, value }) => {
+        try {
+          return { where, effect: transaction(this.deps.db, (tx) => apply(tx, value)) };
+        } catch (error) {
+          return { where, effect: error as Error };
+        }
+      });
+    }
+    const released: (string | null | undefined)[] = [];
+    for (const { where, effect } of outcomes) {
+      if (effect instanceof Error) {
+        this.report(state, where, describe(effect));
+        continue;
+      }
+      for (const note of effect.notes) this.report(state, where, note);
+      if (effect.notes.length === 0 || effect.countsDone === true) state.done += 1;
+      if (effect.mapped !== undefined) state.ids[effect.mapped.kind][effect.mapped.from] = effect.mapped.to;
+      released.push(effect.released);
+    }
+    await releaseImages(this.deps.db, this.deps.images, released);
   }
 
   private async readStory(state: RestoreState, entry: IndexedEntry): Promise<ArchiveStory | undefined> {
@@ -255,6 +279,16 @@ export class ArchiveRestore {
   }
 }
 
+/** What one applied item did, applied to the state once its transaction has committed. */
+interface Effect {
+  /** Problems to report; an item with notes is not counted as done unless `countsDone`. */
+  notes: string[];
+  /** Restored despite its notes (a story without its missing author, say). */
+  countsDone?: boolean;
+  released?: string | null | undefined;
+  mapped?: { kind: keyof IdMap; from: string; to: string };
+}
+
 const SCHEMA_OF: Record<ListName, TSchema> = {
   'authors.jsonl': ArchiveAuthor,
   'series.jsonl': ArchiveSeries,
@@ -276,8 +310,21 @@ function parseChecked(text: string, schema: TSchema): { ok: unknown } | string {
   } catch (error) {
     return `not valid JSON (${(error as Error).message})`;
   }
-  const problem = checkEntry(schema, value);
+  const problem = checkEntry(schema, value) ?? ruleProblem(value as Record<string, unknown>);
   return problem === undefined ? { ok: value } : `invalid: ${problem}`;
+}
+
+/** What the API's services refuse beyond the schema: blank names and titles, ids not in lower case. */
+function ruleProblem(value: Record<string, unknown>): string | undefined {
+  for (const field of ['name', 'title']) {
+    const text = value[field];
+    if (typeof text === 'string' && text.trim() === '') return `${field}: must not be blank`;
+  }
+  for (const field of ['id', 'storyId', 'authorId', 'seriesId']) {
+    const id = value[field];
+    if (typeof id === 'string' && id !== id.toLowerCase()) return `${field}: must be a lowercase UUID`;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

@@ -176,6 +176,8 @@ t.test('bad entries are skipped and reported, the good ones restored', async (t)
   entries[`stories/${storyIds[0]}.json`] = '{"id": "not json';
   entries[`stories/${storyIds[1]}.json`] = JSON.stringify({ ...(good.get(`stories/${storyIds[1]}.json`) as object), rating: 9 });
   entries['tags.jsonl'] += '\n{"id":"bad"}';
+  const [author] = good.get('authors.jsonl') as Record<string, unknown>[];
+  entries['authors.jsonl'] += `\n${JSON.stringify({ ...author, id: '00000000-0000-4000-8000-0000000000aa', name: '   ' })}`;
   const coverName = Object.keys(entries).find((name) => name.startsWith('images/covers/')) as string;
   entries[coverName] = Buffer.from('<html>not an image</html>');
   entries['stories/00000000-0000-4000-8000-000000000000.json'] = JSON.stringify({
@@ -190,6 +192,7 @@ t.test('bad entries are skipped and reported, the good ones restored', async (t)
   t.ok(files.includes(`stories/${storyIds[0]}.json`), 'invalid JSON is reported');
   t.match(job.errors.find((error) => error.file === `stories/${storyIds[1]}.json`)?.error, /rating/, 'a schema violation names the field');
   t.ok(files.includes('tags.jsonl:4'), 'a bad list line is reported by line');
+  t.match(job.errors.find((error) => error.file === 'authors.jsonl:2')?.error, /name: must not be blank/, 'the service rules hold too');
   t.ok(files.includes(coverName), 'an image that is not one is reported');
   t.match(job.errors.find((error) => error.file === 'stories/00000000-0000-4000-8000-000000000000.json')?.error, /not the one its name gives/);
   const stories = await must(target.get('/api/stories'));
