@@ -34,20 +34,20 @@
  * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
  */
 import { randomUUID } from 'node:crypto';
-import fsp, { type FileHandle } from 'node:fs/promises';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { invalidField, NotFound, TooLarge, UnsupportedType } from '../errors.js';
+import { invalidField, NotFound } from '../errors.js';
 import { FORMATS, type ImageFormat } from './formats.js';
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
 import { KeyedLock } from './path-lock.js';
-import { ImageStructureCheck, InvalidImage } from './structure.js';
-import { exists, isMissing, openServable, syncDirectory, writeAll } from './files.js';
+import { exists, isMissing, openServable, syncDirectory } from './files.js';
+import { notAnImage, receiveImage } from './receive.js';
+
+export { imageTooLarge, MAX_IMAGE_BYTES, notAnImage } from './receive.js';
 import { ThumbnailFiles } from './thumbnail-files.js';
 import { THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
 
-/** docs/decisions.md, "Images": 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** The folder for uploads in progress, inside the images folder. */
 export const INCOMING_DIR = '.incoming';
@@ -100,15 +100,7 @@ export interface OpenedImage {
   close(): Promise<void>;
 }
 
-/** docs/decisions.md, "Images": the 415 of every upload, naming the part. */
-export function notAnImage(field: string): UnsupportedType {
-  return new UnsupportedType('The file is not a JPEG, PNG or WebP image', { [field]: 'must be a JPEG, PNG or WebP image' });
-}
 
-/** docs/decisions.md, "Images": the 413 of every upload, naming the part. */
-export function imageTooLarge(field: string): TooLarge {
-  return new TooLarge('The image is larger than 5 MiB', { [field]: `must be at most 5 MiB (${MAX_IMAGE_BYTES} bytes)` });
-}
 
 function imageNotFound(relPath: string): NotFound {
   return new NotFound(`Image not found: ${relPath}`);
@@ -171,7 +163,7 @@ export class ImageStore {
    */
   async saveUploadedImage(part: UploadedPart, kind: ImageKind): Promise<string> {
     const field = part.fieldname;
-    const { tempPath, format } = await this.#receive(part.file, field);
+    const { tempPath, format } = await receiveImage(part.file, this.#incomingPath(), field, this.log);
     try {
       await this.#stripMetadata(tempPath, format, field);
       const name = `${randomUUID()}.${FORMATS[format].ext}`;
@@ -196,7 +188,7 @@ export class ImageStore {
    */
   async restoreImage(rawPath: string, stream: Readable): Promise<'stored' | 'exists'> {
     const image = parseImagePath(rawPath);
-    const { tempPath, format } = await this.#receive(stream, 'file');
+    const { tempPath, format } = await receiveImage(stream, this.#incomingPath(), 'file', this.log);
     try {
       await this.#stripMetadata(tempPath, format, 'file');
       if (FORMATS[format].ext !== path.extname(image.name).slice(1)) throw invalidField('file', `holds a ${FORMATS[format].ext} image, not what its name says`);
@@ -215,65 +207,14 @@ export class ImageStore {
     }
   }
 
-  /**
-   * Streams an image into a temp file in `.incoming/` while its size (413 over
-   * {@link MAX_IMAGE_BYTES}) and structure (415) are checked, and fsyncs it. The stream is always
-   * read to its end. Throws with nothing left on disk, or returns the complete temp file.
-   */
-  async #receive(stream: Readable & { truncated?: boolean }, field: string): Promise<{ tempPath: string; format: ImageFormat }> {
-    const check = new ImageStructureCheck();
-    const tempPath = path.join(this.root, INCOMING_DIR, `${randomUUID()}.upload`);
-    let handle: FileHandle | undefined;
-    let sniffing: Buffer[] = [];
-    let size = 0;
-    let failure: Error | undefined;
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (failure !== undefined) continue;
-        try {
-          size += chunk.length;
-          if (size > MAX_IMAGE_BYTES) throw imageTooLarge(field);
-          check.push(chunk);
-          if (check.format === undefined) {
-            sniffing.push(chunk); // fewer than 12 bytes so far: not yet known to be an image
-            continue;
-          }
-          handle ??= await fsp.open(tempPath, 'wx', 0o644);
-          for (const early of sniffing) await writeAll(handle, early);
-          sniffing = [];
-          await writeAll(handle, chunk);
-        } catch (error) {
-          failure = error as Error;
-        }
-      }
-      if (failure === undefined && stream.truncated === true) failure = imageTooLarge(field);
-      let format: ImageFormat | undefined;
-      if (failure === undefined) {
-        try {
-          format = check.end();
-        } catch (error) {
-          failure = error as Error;
-        }
-      }
-      if (failure instanceof InvalidImage) throw notAnImage(field);
-      if (failure !== undefined || format === undefined) throw failure;
-
-      handle ??= await fsp.open(tempPath, 'wx', 0o644);
-      for (const early of sniffing) await writeAll(handle, early);
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-      return { tempPath, format };
-    } catch (error) {
-      await handle?.close().catch(() => undefined);
-      await this.#removeTemp(tempPath);
-      throw error;
-    }
-  }
-
   /** Replaces a received image that carries metadata by a copy without it (415 when libvips cannot read it). */
   async #stripMetadata(tempPath: string, format: ImageFormat, field: string): Promise<void> {
     if (!(await this.#thumbs.stripUploadMetadata(tempPath, format))) throw notAnImage(field);
+  }
+
+  /** A new temp file name in `.incoming/` (same file system as the image folders: renames are atomic). */
+  #incomingPath(): string {
+    return path.join(this.root, INCOMING_DIR, `${randomUUID()}.upload`);
   }
 
   async #removeTemp(tempPath: string): Promise<void> {
