@@ -104,3 +104,29 @@ t.test('without JavaScript the forms still back up and reindex', async (t) => {
   t.match(status, /Search index rebuilt/);
   t.same(problems, []);
 });
+
+t.test('a device token is made from the form, shown once, listed, and the page has no axe violations at any width', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  const { origin, page, problems } = await loggedIn(t, ctx);
+  await page.goto(`${origin}/settings#devices`, { waitUntil: 'load' });
+  await page.type('#device-name', 'Kobo Clara with a rather long device name to wrap');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/settings/tokens"] button')]);
+  const secret = await text(page, '.token-secret__value');
+  t.match(secret, /^sst_[A-Za-z0-9_-]{43}$/, 'the secret is on the page');
+  t.equal(new URL(page.url()).search, '', 'and in no URL');
+  const api = await ctx.app.inject({ method: 'GET', url: '/api/stories', headers: { authorization: `Bearer ${secret}` } });
+  t.equal(api.statusCode, 200, 'it works against the API');
+  await inEveryTheme(
+    page,
+    origin,
+    async () => {
+      await page.goto(`${origin}/settings#devices`, { waitUntil: 'load' });
+    },
+    async (label) => expectNoAxeViolations(t, page, `/settings with a device listed, ${label}`),
+  );
+  await page.setViewport({ width: 320, height: 800 });
+  await page.goto(`${origin}/settings#devices`, { waitUntil: 'load' });
+  const widths = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
+  t.ok(widths[0] <= widths[1], `scroll width ${widths[0]} fits ${widths[1]} at 320 px with the device table`);
+  t.same(problems, []);
+});

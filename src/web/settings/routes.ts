@@ -1,10 +1,11 @@
 import path from 'node:path';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { BadRequest, Conflict, TooManyRequests, Unauthorized } from '../../errors.js';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequest, Conflict, HttpError, TooManyRequests, Unauthorized } from '../../errors.js';
 import { TOKEN_COOKIE } from '../../auth/request-token.js';
 import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.js';
 import { newPasswordProblem } from '../../auth/password.js';
 import { PASSWORD_MAX_LENGTH } from '../../schemas/auth.js';
+import { SCOPES, TOKEN_NAME_MAX, type Scope } from '../../schemas/tokens.js';
 import { createBackup, SERVER_PAGES_PER_STEP } from '../../backup/snapshot.js';
 import { backupTime, listBackups } from '../../backup/list.js';
 import { ReindexJob } from '../../search/reindex-job.js';
@@ -12,6 +13,7 @@ import { render, template } from '../render.js';
 import { throttledSentence } from '../login/view.js';
 import {
   backupItems,
+  deviceItems,
   healthView,
   passwordSummary,
   reindexView,
@@ -34,6 +36,13 @@ function field(body: unknown, name: string): string {
   return typeof first === 'string' ? first : '';
 }
 
+/** Every value of a repeated form field (checkboxes), strings only. */
+function fields(body: unknown, name: string): string[] {
+  if (typeof body !== 'object' || body === null) return [];
+  const value = (body as Record<string, unknown>)[name];
+  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
+}
+
 /** The problems the form can see without checking the current password. */
 function formProblems(current: string, next: string, confirm: string): PasswordErrors {
   const errors: PasswordErrors = {};
@@ -54,7 +63,14 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
   const reindexJob = new ReindexJob(app.searchEngine, app.db, (error) => app.log.error({ err: error }, 'search reindex started from the settings page failed'));
   app.addHook('onClose', async () => reindexJob.settled());
 
-  const page = async (reply: FastifyReply, options: { notice?: string; passwordErrors?: PasswordErrors; status?: number } = {}) => {
+  interface PageOptions {
+    notice?: string;
+    passwordErrors?: PasswordErrors;
+    deviceError?: string;
+    createdToken?: { name: string; token: string };
+    status?: number;
+  }
+  const page = async (request: FastifyRequest, reply: FastifyReply, options: PageOptions = {}) => {
     const passwordErrors = options.passwordErrors ?? {};
     const model: SettingsView = {
       title: 'Settings',
@@ -65,11 +81,17 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
       ...backupItems(listBackups(app.config.dataDir, BACKUPS_SHOWN), BACKUPS_SHOWN),
       reindex: reindexView(reindexJob.status()),
       health: healthView(await app.searchEngine.health()),
+      devices: {
+        items: deviceItems(app.deviceTokens.list()),
+        error: options.deviceError,
+        created: options.createdToken,
+        origin: `${request.protocol}://${request.host}`,
+      },
     };
     return render(reply, SETTINGS_TEMPLATE, model, options.status);
   };
 
-  app.get<{ Querystring: { changed?: string; backup?: string; reindex?: string } }>('/settings', async (request, reply) => {
+  app.get<{ Querystring: { changed?: string; backup?: string; reindex?: string; revoked?: string } }>('/settings', async (request, reply) => {
     const { changed, backup, reindex } = request.query;
     let notice: string | undefined;
     if (changed === '1') notice = 'Password changed. Every other device and browser has been logged out.';
@@ -77,7 +99,8 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
     else if (typeof backup === 'string' && backupTime(backup) !== undefined) notice = `Backup ${backup} written.`;
     else if (reindex === 'started') notice = 'Reindex started.';
     else if (reindex === 'running') notice = 'A reindex is already running; it goes on.';
-    return page(reply, { notice });
+    if (request.query.revoked === '1') notice = 'Device token revoked: that device is signed out.';
+    return page(request, reply, { notice });
   });
 
   app.post('/settings/password', { bodyLimit: 16 * 1024 }, async (request, reply) => {
@@ -85,22 +108,51 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
     const next = field(request.body, 'newPassword');
     const confirm = field(request.body, 'confirmPassword');
     const errors = formProblems(current, next, confirm);
-    if (Object.keys(errors).length > 0) return page(reply, { passwordErrors: errors, status: 400 });
+    if (Object.keys(errors).length > 0) return page(request, reply, { passwordErrors: errors, status: 400 });
     let token: string;
     try {
       token = await app.auth.changePassword(current, next, request.ip);
     } catch (error) {
       if (error instanceof TooManyRequests) {
         reply.header('Retry-After', String(error.retryAfterSeconds));
-        return page(reply, { passwordErrors: { form: throttledSentence(error.retryAfterSeconds) }, status: 429 });
+        return page(request, reply, { passwordErrors: { form: throttledSentence(error.retryAfterSeconds) }, status: 429 });
       }
-      if (error instanceof Unauthorized) return page(reply, { passwordErrors: { currentPassword: 'Wrong current password.' }, status: 401 });
-      if (error instanceof Conflict) return page(reply, { passwordErrors: { form: error.message }, status: 409 });
-      if (error instanceof BadRequest) return page(reply, { passwordErrors: { newPassword: error.message }, status: 400 });
+      if (error instanceof Unauthorized) return page(request, reply, { passwordErrors: { currentPassword: 'Wrong current password.' }, status: 401 });
+      if (error instanceof Conflict) return page(request, reply, { passwordErrors: { form: error.message }, status: 409 });
+      if (error instanceof BadRequest) return page(request, reply, { passwordErrors: { newPassword: error.message }, status: 400 });
       throw error;
     }
     reply.setCookie(TOKEN_COOKIE, token, app.tokenCookieOptions(request, TOKEN_LIFETIME_SECONDS));
     return reply.redirect('/settings?changed=1', 303);
+  });
+
+  // The secret is rendered into this one answer and nowhere else: no redirect, so it never sits
+  // in a URL, the history or a log (docs/decisions.md, "Device tokens").
+  app.post('/settings/tokens', { bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const name = field(request.body, 'name');
+    const scopes = fields(request.body, 'scopes').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
+    if (name.trim() === '' || name.length > TOKEN_NAME_MAX) {
+      return page(request, reply, { deviceError: `Name the device (1 to ${TOKEN_NAME_MAX} characters).`, status: 400 });
+    }
+    if (scopes.length === 0) return page(request, reply, { deviceError: 'Choose at least one thing the device may do.', status: 400 });
+    try {
+      const created = app.deviceTokens.create(name, scopes);
+      reply.header('cache-control', 'no-store');
+      return page(request, reply, { createdToken: { name: created.name, token: created.token }, status: 201 });
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode < 500) return page(request, reply, { deviceError: error.message, status: error.statusCode });
+      throw error;
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/settings/tokens/:id/revoke', { bodyLimit: 8 * 1024 }, async (request, reply) => {
+    try {
+      app.deviceTokens.revoke(request.params.id);
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode === 404) return page(request, reply, { deviceError: 'That device token was already revoked.', status: 404 });
+      throw error;
+    }
+    return reply.redirect('/settings?revoked=1#devices', 303);
   });
 
   // The API's rule: two backups at once are two snapshots, each under its own name.

@@ -1,6 +1,7 @@
 import type { BackupList } from '../../backup/list.js';
 import type { ReindexStatus } from '../../search/reindex-job.js';
 import type { SearchHealth } from '../../schemas/search.js';
+import type { TokenDto } from '../../schemas/tokens.js';
 import type { PageModel } from '../render.js';
 
 /** The password form's problems, each shown beside its field and in the summary. */
@@ -42,6 +43,27 @@ export interface HealthView {
   error: string | undefined;
 }
 
+/** One device token as the settings page lists it (never its secret). */
+export interface DeviceItem {
+  id: string;
+  name: string;
+  prefix: string;
+  /** "read, progress". */
+  scopes: string;
+  created: string;
+  /** "never" or a UTC time. */
+  lastUsed: string;
+}
+
+/** The Devices section: the tokens, the form's problem, and a just-made secret shown once. */
+export interface DevicesView {
+  items: DeviceItem[];
+  error: string | undefined;
+  created: { name: string; token: string } | undefined;
+  /** This server's address as the browser reached it, for the catalog and sync addresses. */
+  origin: string;
+}
+
 export interface SettingsView extends PageModel {
   /** A sentence on what the last POST did (password changed, backup written), shown as a status. */
   notice: string | undefined;
@@ -55,6 +77,18 @@ export interface SettingsView extends PageModel {
   backupsMore: string | undefined;
   reindex: ReindexView;
   health: HealthView;
+  devices: DevicesView;
+}
+
+export function deviceItems(tokens: readonly TokenDto[]): DeviceItem[] {
+  return tokens.map((token) => ({
+    id: token.id,
+    name: token.name,
+    prefix: token.prefix,
+    scopes: token.scopes.join(', '),
+    created: formatUtc(new Date(token.createdAt)),
+    lastUsed: token.lastUsedAt === null ? 'never' : formatUtc(new Date(token.lastUsedAt)),
+  }));
 }
 
 const BYTE_UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB'];
