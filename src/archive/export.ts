@@ -180,7 +180,14 @@ async function addStories(
       counts.stories += 1;
       let html = '';
       zip.addReadStreamLazy(`stories/${id}.json`, { mtime: ENTRY_TIME }, (callback) => {
-        const row = one.get(id);
+        // Called by the ZIP writer, maybe after the client left and the copy was closed: a
+        // throw here would escape into the writer, so every failure goes to the callback.
+        let row: StoryRow | undefined;
+        try {
+          row = one.get(id);
+        } catch (error) {
+          return callback(error, Readable.from([]));
+        }
         if (row === undefined) return callback(new Error(`story ${id} vanished from the export copy`), Readable.from([]));
         const story = storyEntry(row, locate);
         html = readableCopy(row);

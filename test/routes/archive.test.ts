@@ -5,6 +5,9 @@
  * instead of duplicating, names that fold alike are merged, and hostile archives are refused
  * with nothing written.
  */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
 import t from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { exportArchive, readArchive, restoreArchive, uploadArchive, zipOf } from '../helpers/archive.js';
@@ -206,3 +209,43 @@ t.test('an export needs a login session: 401 without one, 403 for a device token
   t.equal((await asDevice(ctx, `Bearer ${secret}`, { method: 'GET', url: '/api/export' })).statusCode, 403);
   t.equal((await ctx.app.inject({ method: 'POST', url: '/api/import/archive' })).statusCode, 401);
 });
+
+t.test('a client that leaves mid-download stops the export and its database copy is deleted', async (t) => {
+  const ctx = await buildTestApp(t);
+  for (let i = 0; i < 30; i += 1) {
+    await must(ctx.post('/api/stories', { title: `Long ${i}`, contentHtml: `<p>${randomText(200_000, i)}</p>` }), 201);
+  }
+  const origin = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const received = await new Promise<number>((resolve, reject) => {
+    const request = http.get(`${origin}/api/export`, { headers: { cookie: `token=${ctx.token}` } }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > 64 * 1024) {
+          request.destroy();
+          resolve(bytes);
+        }
+      });
+      response.on('error', () => undefined);
+    });
+    request.on('error', (error) => (error.message.includes('socket hang up') ? undefined : reject(error)));
+  });
+  t.ok(received > 64 * 1024, 'the download had started');
+  const copies = path.join(ctx.dataDir, '.export');
+  for (let wait = 0; wait < 200 && fs.readdirSync(copies).length > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+  t.same(fs.readdirSync(copies), [], 'the database copy is gone');
+  const next = await ctx.get('/api/export');
+  t.equal(next.statusCode, 200, 'the next export is not refused as concurrent');
+  t.equal(((await readArchive(next.rawPayload)).get('manifest.json') as ArchiveManifest).counts.stories, 30);
+});
+
+/** Text that deflate cannot shrink much, so the archive is larger than the socket buffers. */
+function randomText(length: number, seed: number): string {
+  let state = seed + 1;
+  let text = '';
+  while (text.length < length) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    text += state.toString(36);
+  }
+  return text;
+}
