@@ -123,57 +123,22 @@ export class ArchiveReader {
       }
       if (manifestEntry === undefined) throw new ArchiveRejected('manifest.json is missing: this is not a Storyshelf library archive');
       const byName = (a: IndexedEntry, b: IndexedEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-      const reader = new ArchiveReader(zip, undefined as unknown as ArchiveManifest, stories.sort(byName), images.sort(byName), lists, ignored, limits);
-      const manifest = await reader.readManifest(manifestEntry);
-      return Object.assign(reader, { manifest });
+      const manifest = await readManifest(zip, manifestEntry);
+      return new ArchiveReader(zip, manifest, stories.sort(byName), images.sort(byName), lists, ignored, limits);
     } catch (error) {
       zip.close();
       throw error;
     }
   }
 
-  private async readManifest(entry: IndexedEntry): Promise<ArchiveManifest> {
-    if (entry.uncompressedSize > 1024 ** 2) throw new ArchiveRejected('manifest.json is larger than 1 MiB');
-    let value: unknown;
-    try {
-      value = JSON.parse((await this.readBuffer(entry, 1024 ** 2)).toString('utf8'));
-    } catch (error) {
-      throw new ArchiveRejected(`manifest.json is not valid JSON (${(error as Error).message})`);
-    }
-    const header = value as { format?: unknown; version?: unknown } | null;
-    if (header === null || typeof header !== 'object' || header.format !== ARCHIVE_FORMAT) throw new ArchiveRejected(`manifest.json does not say format "${ARCHIVE_FORMAT}"`);
-    if (typeof header.version !== 'number' || header.version > ARCHIVE_VERSION) {
-      throw new ArchiveRejected(`the archive is format version ${String(header.version)}; this Storyshelf reads version ${ARCHIVE_VERSION}`);
-    }
-    const problem = checkEntry(ArchiveManifest, value);
-    if (problem !== undefined) throw new ArchiveRejected(`manifest.json is invalid: ${problem}`);
-    return value as ArchiveManifest;
-  }
-
   /** The entry's bytes; throws when it holds more than `cap` bytes (declared or real). */
-  async readBuffer(entry: IndexedEntry, cap: number): Promise<Buffer> {
-    if (entry.uncompressedSize > cap) throw new Error(`holds ${entry.uncompressedSize} bytes, more than ${cap}`);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of await this.openStream(entry)) {
-      size += (chunk as Buffer).length;
-      if (size > cap) throw new Error(`holds more than ${cap} bytes`);
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
+  readBuffer(entry: IndexedEntry, cap: number): Promise<Buffer> {
+    return readEntry(this.zip, entry, cap);
   }
 
   /** The entry's uncompressed bytes as a stream (sizes checked against the directory by yauzl). */
   openStream(entry: IndexedEntry): Promise<Readable> {
-    const shell = Object.assign(Object.create(yauzl.Entry.prototype) as yauzl.Entry, {
-      fileName: entry.name,
-      relativeOffsetOfLocalHeader: entry.offset,
-      compressedSize: entry.compressedSize,
-      uncompressedSize: entry.uncompressedSize,
-      compressionMethod: entry.compressionMethod,
-      generalPurposeBitFlag: entry.flags,
-    });
-    return this.zip.openReadStreamPromise(shell);
+    return openEntry(this.zip, entry);
   }
 
   /**
@@ -229,4 +194,48 @@ function isImagePath(relPath: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The manifest, checked: {@link ArchiveRejected} unless it is a valid manifest of a version this code reads. */
+async function readManifest(zip: yauzl.ZipFile, entry: IndexedEntry): Promise<ArchiveManifest> {
+  if (entry.uncompressedSize > 1024 ** 2) throw new ArchiveRejected('manifest.json is larger than 1 MiB');
+  let value: unknown;
+  try {
+    value = JSON.parse((await readEntry(zip, entry, 1024 ** 2)).toString('utf8'));
+  } catch (error) {
+    throw new ArchiveRejected(`manifest.json is not valid JSON (${(error as Error).message})`);
+  }
+  const header = value as { format?: unknown; version?: unknown } | null;
+  if (header === null || typeof header !== 'object' || header.format !== ARCHIVE_FORMAT) throw new ArchiveRejected(`manifest.json does not say format "${ARCHIVE_FORMAT}"`);
+  if (typeof header.version !== 'number' || header.version > ARCHIVE_VERSION) {
+    throw new ArchiveRejected(`the archive is format version ${String(header.version)}; this Storyshelf reads version ${ARCHIVE_VERSION}`);
+  }
+  const problem = checkEntry(ArchiveManifest, value);
+  if (problem !== undefined) throw new ArchiveRejected(`manifest.json is invalid: ${problem}`);
+  return value as ArchiveManifest;
+}
+
+async function readEntry(zip: yauzl.ZipFile, entry: IndexedEntry, cap: number): Promise<Buffer> {
+  if (entry.uncompressedSize > cap) throw new Error(`holds ${entry.uncompressedSize} bytes, more than ${cap}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of await openEntry(zip, entry)) {
+    size += (chunk as Buffer).length;
+    if (size > cap) throw new Error(`holds more than ${cap} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** yauzl opens an entry from these few fields: a shell on its prototype stands in for the full object. */
+function openEntry(zip: yauzl.ZipFile, entry: IndexedEntry): Promise<Readable> {
+  const shell = Object.assign(Object.create(yauzl.Entry.prototype) as yauzl.Entry, {
+    fileName: entry.name,
+    relativeOffsetOfLocalHeader: entry.offset,
+    compressedSize: entry.compressedSize,
+    uncompressedSize: entry.uncompressedSize,
+    compressionMethod: entry.compressionMethod,
+    generalPurposeBitFlag: entry.flags,
+  });
+  return zip.openReadStreamPromise(shell);
 }
