@@ -9,6 +9,8 @@ import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
 import { searchPlugin } from './plugins/search.js';
+import { jobsPlugin } from './plugins/jobs.js';
+import { importPlugin } from './import/plugin.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { crossSitePlugin } from './plugins/cross-site.js';
@@ -96,6 +98,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(searchPlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(authPlugin, config);
+  // The job runner, then the kinds it runs (docs/architecture.md, "Background jobs").
+  await app.register(jobsPlugin);
+  await app.register(importPlugin);
   await app.register(apiDocsPlugin);
   await app.register(healthRoutes);
   await app.register(

@@ -6,6 +6,8 @@ import { archiveRoutes } from './archive/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { fileRoutes } from './files/routes.js';
+import { importRoutes } from './import/routes.js';
+import { jobRoutes } from './jobs/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
@@ -34,6 +36,8 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
     await protectedScope.register(archiveRoutes);
+    await protectedScope.register(jobRoutes);
+    await protectedScope.register(importRoutes);
     await protectedScope.register(tokenRoutes);
   });
 };

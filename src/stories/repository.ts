@@ -127,3 +127,8 @@ export function unlinkTags(tx: Tx, storyId: string, tagIds: readonly string[]): 
     .where(and(eq(storyTags.storyId, storyId), inArray(storyTags.tagId, [...tagIds])))
     .run().changes;
 }
+
+/** The id of a story with exactly this source URL (the importer's duplicate check; indexed). */
+export function findStoryIdBySourceUrl(db: DbOrTx, sourceUrl: string): string | undefined {
+  return db.select({ id: stories.id }).from(stories).where(eq(stories.sourceUrl, sourceUrl)).limit(1).get()?.id;
+}

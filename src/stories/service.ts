@@ -95,35 +95,45 @@ function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void
 }
 
 /**
+ * Inserts a new story from parsed input inside the caller's write transaction: links (found or
+ * created by name) and tags, as `POST /api/stories` does. The file importer calls it with its own
+ * progress row in the same transaction (docs/decisions.md, "File import"), so an imported story
+ * and the job's record of it commit together.
+ */
+export function insertNewStory(tx: Tx, input: StoryInput, fallbackTitle: string, id = newId(), now = nowIso()): string {
+  repo.insertStory(tx, {
+    summary: null,
+    description: null,
+    contentHtml: null,
+    contentPlain: null,
+    sourceUrl: null,
+    wordCount: 0,
+    volume: null,
+    rating: null,
+    coverPath: null,
+    authorId: null,
+    seriesId: null,
+    ...fieldPatch(input),
+    ...resolveLinks(tx, input),
+    id,
+    title: input.title ?? fallbackTitle,
+    createdAt: now,
+    updatedAt: now,
+  });
+  // A new story has no links yet: link its tags without reading them first.
+  if (input.tagNames !== undefined) repo.linkTags(tx, id, findOrCreateTags(tx, input.tagNames).map((tag) => tag.id));
+  return id;
+}
+
+/**
  * Create (docs/decisions.md, "Shapes and values"): authorName/seriesName/tagNames are found case-insensitively or created;
  * `coverPath` must name an uploaded cover (400 otherwise).
  */
 export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<JsonBytes> {
   const input = parseStoryBody(db, body);
   const id = newId();
-  const now = nowIso();
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
-    repo.insertStory(tx, {
-      summary: null,
-      description: null,
-      contentHtml: null,
-      contentPlain: null,
-      sourceUrl: null,
-      wordCount: 0,
-      volume: null,
-      rating: null,
-      coverPath: null,
-      authorId: null,
-      seriesId: null,
-      ...fieldPatch(input),
-      ...resolveLinks(tx, input),
-      id,
-      title: input.title ?? body.title,
-      createdAt: now,
-      updatedAt: now,
-    });
-    // A new story has no links yet: link its tags without reading them first.
-    if (input.tagNames !== undefined) repo.linkTags(tx, id, findOrCreateTags(tx, input.tagNames).map((tag) => tag.id));
+    insertNewStory(tx, input, body.title, id);
     return { result: undefined, released: [] };
   });
   return getStory(db, id);

@@ -18,6 +18,7 @@ import { editRoutes } from './edit/routes.js';
 import { manageTagsRoutes } from './manage-tags/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { storyRoutes } from './stories/routes.js';
+import { importPageRoutes } from './import/routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -88,4 +89,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(manageTagsRoutes);
   await app.register(settingsRoutes);
   await app.register(storyRoutes);
+  await app.register(importPageRoutes);
 };

@@ -1,0 +1,71 @@
+/**
+ * HTML, plain text and Markdown files as stories (docs/decisions.md, "File import"). The title
+ * comes from the file (`<title>`, else the first `<h1>`; a Markdown `# ` heading); without one,
+ * the caller uses the file name.
+ */
+import { parseHTML } from 'linkedom';
+import { escapeHtml, squeeze, type RawStory } from './raw-story.js';
+
+/** An HTML page: its `<title>` (else first `<h1>`) and its body; the sanitizer keeps what the policy allows. */
+export function parseHtmlFile(html: string): RawStory {
+  const { document } = parseHTML(html);
+  const title = squeeze(document.title) ?? squeeze(document.querySelector('title')?.textContent) ?? squeeze(document.querySelector('h1')?.textContent);
+  const body = document.body?.innerHTML;
+  return { ...(title === undefined ? {} : { title }), html: body !== undefined && body.trim() !== '' ? body : html };
+}
+
+/** Paragraphs of text split by blank lines; a single line break inside one is kept as `<br>`. */
+export function textToHtml(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n[ \t]*\n+/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== '')
+    .map((paragraph) => `<p>${escapeHtml(paragraph).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
+}
+
+/** A plain-text file: paragraphs, no title of its own. */
+export function parseTextFile(text: string): RawStory {
+  return { html: textToHtml(text) };
+}
+
+const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/;
+
+/** `**strong**`, `__strong__`, `*em*`, `_em_` in already escaped text. */
+function inlineMarkdown(escaped: string): string {
+  return escaped
+    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '<strong>$2</strong>')
+    .replace(/(\*|_)(?=\S)([\s\S]*?\S)\1/g, '<em>$2</em>');
+}
+
+/**
+ * A deliberately small Markdown subset: ATX headings (`#` to `######`), paragraphs, line breaks
+ * inside a paragraph, strong and emphasis. Everything else stays as its literal text. The first
+ * level-1 heading is the title (and stays in the body as the first heading).
+ */
+export function parseMarkdownFile(markdown: string): RawStory {
+  const blocks: string[] = [];
+  let paragraph: string[] = [];
+  let title: string | undefined;
+  const flush = () => {
+    if (paragraph.length > 0) blocks.push(`<p>${inlineMarkdown(escapeHtml(paragraph.join('\n'))).replace(/\n/g, '<br>')}</p>`);
+    paragraph = [];
+  };
+  for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
+    const heading = HEADING.exec(line);
+    if (heading !== null) {
+      flush();
+      const level = (heading[1] as string).length;
+      const text = heading[2] as string;
+      if (level === 1) title ??= squeeze(text);
+      blocks.push(`<h${level}>${inlineMarkdown(escapeHtml(text))}</h${level}>`);
+    } else if (line.trim() === '') {
+      flush();
+    } else {
+      paragraph.push(line.trim());
+    }
+  }
+  flush();
+  return { ...(title === undefined ? {} : { title }), html: blocks.join('\n') };
+}

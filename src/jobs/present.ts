@@ -1,0 +1,18 @@
+import type { JobDto, JobError } from '../schemas/job.js';
+import type { JobRow } from './repository.js';
+
+/** A job row as `JobDto`: the counters and the kept errors, never its params or state (they may name server paths). */
+export function presentJob(row: JobRow): JobDto {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    total: row.total,
+    done: row.done,
+    failed: row.failed,
+    errors: JSON.parse(row.errors) as JobError[],
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+}
