@@ -1,9 +1,9 @@
 /**
  * Restoring a library archive (docs/decisions.md, "Library archive"), one bounded step at a
- * time: `step(state)` does the next chunk of work and returns the state to resume from, so a
- * job runner can store it after every step and a restart continues where it stopped. Every step
- * is idempotent (rows are upserted by id, images kept when already stored), so repeating the
- * step a crash interrupted is harmless.
+ * time. Each step hands its row writes, its progress and the state to resume from to a
+ * {@link RestoreCommit} (the job runner's `commit`: one transaction for all three), so a restart
+ * resumes after the last committed step and no committed step is done twice. Images are files,
+ * not rows: a step stores them before it commits, and a repeated image step finds them stored.
  *
  * Order: the archive is checked as a whole first (./reader.ts: nothing is written from an
  * archive it refuses), then images (so a row never names a file that is not there yet), then
@@ -12,7 +12,7 @@
  * and reported in `errors`; it never stops the others.
  */
 import type { Db, Tx } from '../db/open.js';
-import { bookkeepingTransaction, writeTransaction } from '../db/transaction.js';
+import { writeTransaction } from '../db/transaction.js';
 import { releaseImages } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
 import { deriveStoryText } from '../html/story-text.js';
@@ -28,27 +28,40 @@ export const STORIES_PER_STEP = 200;
 const LINES_PER_STEP = 500;
 /** Images per step: each is streamed, checked and fsynced. */
 const IMAGES_PER_STEP = 50;
-/** Errors kept in the report; the rest are counted in `failed` only. */
-export const MAX_REPORTED_ERRORS = 1000;
 
 const PHASES = ['images', 'authors', 'series', 'tags', 'stories', 'progress', 'done'] as const;
 export type RestorePhase = (typeof PHASES)[number];
 
-/** Where a restore stands; JSON, for the job row. */
+/** Where a restore stands: the job row's `state` (JSON). Counts and errors are the job's own. */
 export interface RestoreState {
   phase: RestorePhase;
   /** The next entry (images, stories) or line (lists) of the phase. */
   next: number;
+  /** Archive ids merged into a library row of the same name. */
   ids: IdMap;
-  total: number;
-  done: number;
-  failed: number;
-  errors: { file: string; error: string }[];
 }
 
 export function initialRestoreState(): RestoreState {
-  return { phase: 'images', next: 0, ids: { authors: {}, series: {} }, total: 0, done: 0, failed: 0, errors: [] };
+  return { phase: 'images', next: 0, ids: { authors: {}, series: {} } };
 }
+
+export interface RestoreError {
+  file: string;
+  error: string;
+}
+
+/** One step's outcome, as the job runner's `commit` takes it. */
+export interface RestoreStep {
+  state: RestoreState;
+  done?: number;
+  errors?: readonly RestoreError[];
+}
+
+/**
+ * Commits a step: `write` and the step's progress and state in one transaction (the job
+ * runner's `JobContext.commit`, src/jobs/runner.ts). Throws when the job was stopped.
+ */
+export type RestoreCommit = (step: RestoreStep, write?: (tx: Tx) => void) => void;
 
 export interface RestoreDeps {
   db: Db;
@@ -56,6 +69,9 @@ export interface RestoreDeps {
 }
 
 const LIST_OF: Partial<Record<RestorePhase, ListName>> = { authors: 'authors.jsonl', series: 'series.jsonl', tags: 'tags.jsonl', progress: 'progress.jsonl' };
+
+/** Thrown to roll a dry run back. */
+class DryRun extends Error {}
 
 /**
  * One restore of one archive file. `open()` checks the whole archive (throws `ArchiveRejected`
@@ -82,67 +98,66 @@ export class ArchiveRestore {
     this.reader.close();
   }
 
-  /** Runs every step to the end (the CLI and the fallback without a job runner). */
-  async runToEnd(state = initialRestoreState(), afterStep?: (state: RestoreState) => void | Promise<void>): Promise<RestoreState> {
-    let current = state;
-    while (current.phase !== 'done') {
-      current = await this.step(current);
-      await afterStep?.(current);
-    }
-    return current;
+  /**
+   * Runs every step to the end with a commit of its own (`writeTransaction`), adding up what the
+   * job runner would record: for tests and tools that run a restore without a job.
+   */
+  async runToEnd(state = initialRestoreState()): Promise<{ state: RestoreState; done: number; failed: number; errors: RestoreError[] }> {
+    const outcome = { state, done: 0, failed: 0, errors: [] as RestoreError[] };
+    const commit: RestoreCommit = (step, write) => {
+      if (write !== undefined) writeTransaction(this.deps.db, write);
+      outcome.state = step.state;
+      outcome.done += step.done ?? 0;
+      outcome.failed += step.errors?.length ?? 0;
+      outcome.errors.push(...(step.errors ?? []));
+    };
+    while (outcome.state.phase !== 'done') await this.step(outcome.state, commit);
+    return outcome;
   }
 
-  /** Does the next chunk of work and returns the state after it (a new object). */
-  async step(previous: RestoreState): Promise<RestoreState> {
-    const state: RestoreState = structuredClone(previous);
-    if (state.phase === 'images' && state.next === 0 && state.done === 0) {
-      state.total = this.total;
-      for (const name of this.reader.ignored.slice(0, 100)) this.report(state, name, 'not part of the archive format; ignored');
+  /** Does the next chunk of work and commits it, with the state to resume from, through `commit`. */
+  async step(state: RestoreState, commit: RestoreCommit): Promise<void> {
+    const errors: RestoreError[] = [];
+    if (state.phase === 'images' && state.next === 0) {
+      for (const name of this.reader.ignored.slice(0, 100)) errors.push({ file: name, error: 'not part of the archive format; ignored' });
     }
     switch (state.phase) {
       case 'images':
-        await this.restoreImages(state);
-        break;
+        return this.restoreImages(state, errors, commit);
       case 'stories':
-        await this.restoreStories(state);
-        break;
+        return this.restoreStories(state, errors, commit);
       case 'done':
-        return state;
+        return undefined;
       default:
-        await this.restoreLines(state);
+        return this.restoreLines(state, errors, commit);
     }
-    return state;
   }
 
-  private advance(state: RestoreState): void {
-    state.phase = PHASES[PHASES.indexOf(state.phase) + 1] ?? 'done';
-    state.next = 0;
+  /** The state with `next` items of this phase done, moved on to the next phase at its end. */
+  private after(state: RestoreState, next: number, phaseLength: number, ids = state.ids): RestoreState {
+    if (next < phaseLength) return { phase: state.phase, next, ids };
+    return { phase: PHASES[PHASES.indexOf(state.phase) + 1] ?? 'done', next: 0, ids };
   }
 
-  private report(state: RestoreState, file: string, error: string): void {
-    state.failed += 1;
-    if (state.errors.length < MAX_REPORTED_ERRORS) state.errors.push({ file, error });
-  }
-
-  private async restoreImages(state: RestoreState): Promise<void> {
+  private async restoreImages(state: RestoreState, errors: RestoreError[], commit: RestoreCommit): Promise<void> {
     const batch = this.reader.images.slice(state.next, state.next + IMAGES_PER_STEP);
+    let done = 0;
     for (const entry of batch) {
       try {
         await this.deps.images.restoreImage(entry.name.slice('images/'.length), await this.reader.openStream(entry));
-        state.done += 1;
+        done += 1;
       } catch (error) {
-        this.report(state, entry.name, describe(error));
+        errors.push({ file: entry.name, error: describe(error) });
       }
     }
-    state.next += batch.length;
-    if (state.next >= this.reader.images.length) this.advance(state);
+    commit({ state: this.after(state, state.next + batch.length, this.reader.images.length), done, errors });
   }
 
   /** Authors, series, tags or progress: up to {@link LINES_PER_STEP} lines in one transaction. */
-  private async restoreLines(state: RestoreState): Promise<void> {
+  private async restoreLines(state: RestoreState, errors: RestoreError[], commit: RestoreCommit): Promise<void> {
     const listName = LIST_OF[state.phase] as ListName;
     const entry = this.reader.lists.get(listName);
-    if (entry === undefined) return this.advance(state);
+    if (entry === undefined) return commit({ state: this.after(state, 0, 0), errors });
     const parsed: { line: number; value: unknown }[] = [];
     let reachedEnd = true;
     let lastLine = state.next - 1;
@@ -154,22 +169,23 @@ export class ArchiveRestore {
       lastLine = number;
       const where = `${listName}:${number + 1}`;
       if (text === undefined) {
-        this.report(state, where, `the line is longer than ${this.reader.limits.maxLineBytes} bytes`);
+        errors.push({ file: where, error: `the line is longer than ${this.reader.limits.maxLineBytes} bytes` });
         continue;
       }
       const value = parseChecked(text, SCHEMA_OF[listName]);
-      if (typeof value === 'string') this.report(state, where, value);
+      if (typeof value === 'string') errors.push({ file: where, error: value });
       else parsed.push({ line: number, value: value.ok });
     }
     if (listName === 'authors.jsonl') {
       for (const { line, value } of parsed) {
         const avatar = (value as ArchiveAuthor).avatarImagePath;
-        if (avatar !== null) this.pendingAvatars.set(avatar, (await this.presentImage(state, `${listName}:${line + 1}`, avatar)) !== null);
+        if (avatar !== null) this.pendingAvatars.set(avatar, (await this.presentImage(errors, `${listName}:${line + 1}`, avatar)) !== null);
       }
     }
-    const transaction = listName === 'progress.jsonl' ? bookkeepingTransaction : writeTransaction;
     const items = parsed.map(({ line, value }) => ({ where: `${listName}:${line + 1}`, value }));
-    await this.applyBatch(state, items, transaction, (tx, value): Effect => {
+    // A list's length is only known at its end: `next` past every line moves to the next phase.
+    const next = reachedEnd ? Number.MAX_SAFE_INTEGER : lastLine + 1;
+    await this.applyBatch(state, next, Number.MAX_SAFE_INTEGER, errors, commit, items, (tx, value): Effect => {
       if (listName === 'progress.jsonl') return restoreProgress(tx, value as ArchiveProgress) ? { notes: [] } : { notes: ['its story is not in the library'] };
       const outcome: RowOutcome =
         listName === 'authors.jsonl'
@@ -183,98 +199,116 @@ export class ArchiveRestore {
       return listName === 'tags.jsonl' ? { notes: [] } : { notes: [], mapped: { kind: listName === 'authors.jsonl' ? 'authors' : 'series', from: id, to: outcome.to } };
     });
     this.pendingAvatars.clear();
-    state.next = lastLine + 1;
-    if (reachedEnd) this.advance(state);
   }
 
   /** Avatars checked before the transaction (the store's checks are async): path -> present. */
   private readonly pendingAvatars = new Map<string, boolean>();
 
-  private async restoreStories(state: RestoreState): Promise<void> {
+  private async restoreStories(state: RestoreState, errors: RestoreError[], commit: RestoreCommit): Promise<void> {
     const batch = this.reader.stories.slice(state.next, state.next + STORIES_PER_STEP);
     const prepared: PreparedStory[] = [];
     for (const entry of batch) {
-      const story = await this.readStory(state, entry);
+      const story = await this.readStory(errors, entry);
       if (story === undefined) continue;
       // Sanitizing and deriving is the costly part: done here, before the transaction opens,
       // one story per turn of the event loop so that requests are served in between.
-      prepared.push({ story, text: deriveStoryText(story.contentHtml), coverPath: await this.presentImage(state, entry.name, story.coverPath) });
+      prepared.push({ story, text: deriveStoryText(story.contentHtml), coverPath: await this.presentImage(errors, entry.name, story.coverPath) });
       await new Promise((resolve) => setImmediate(resolve));
     }
     const items = prepared.map((item) => ({ where: `stories/${item.story.id}.json`, value: item }));
-    await this.applyBatch(state, items, writeTransaction, (tx, item) => restoreStory(tx, item, state.ids));
-    state.next += batch.length;
-    if (state.next >= this.reader.stories.length) this.advance(state);
+    await this.applyBatch(state, state.next + batch.length, this.reader.stories.length, errors, commit, items, (tx, item, ids) => restoreStory(tx, item, ids));
   }
 
   /**
-   * Applies a batch in one transaction, then its effects to the state (so a rolled-back batch
-   * counts nothing) and releases the images it replaced. Should the batch fail as a whole (a
-   * constraint no schema can see, say), each item is applied alone and the ones that still fail
-   * are reported: one bad row never stops the others.
+   * Commits a batch. Its effects (notes, merged ids, replaced images) are learnt first from a dry
+   * run: the same writes in a transaction that is rolled back, so the step's progress, committed
+   * with the writes in one transaction, is exact. An item that fails in the dry run (a
+   * constraint no schema can see, say) is reported and left out: one bad row never stops the
+   * others. After the commit, replaced covers and avatars that nothing names go to the trash.
    */
   private async applyBatch<T>(
     state: RestoreState,
+    next: number,
+    phaseLength: number,
+    errors: RestoreError[],
+    commit: RestoreCommit,
     items: readonly { where: string; value: T }[],
-    transaction: typeof writeTransaction,
-    apply: (tx: Tx, value: T) => Effect,
+    apply: (tx: Tx, value: T, ids: IdMap) => Effect,
   ): Promise<void> {
-    let outcomes: { where: string; effect: Effect | Error }[];
-    try {
-      outcomes = transaction(this.deps.db, (tx) => items.map(({ where, value }) => ({ where, effect: apply(tx, value) })));
-    } catch {
-      outcomes = items.map(({ where, value }) => {
-        try {
-          return { where, effect: transaction(this.deps.db, (tx) => apply(tx, value)) };
-        } catch (error) {
-          return { where, effect: error as Error };
-        }
-      });
-    }
+    const ids: IdMap = { authors: { ...state.ids.authors }, series: { ...state.ids.series } };
+    const whole = this.dryRun((tx) => items.map(({ value }) => apply(tx, value, ids)));
+    const outcomes = whole instanceof Error ? items.map(({ value }) => this.dryRun((tx) => apply(tx, value, ids))) : whole;
+    const good: T[] = [];
     const released: (string | null | undefined)[] = [];
-    for (const { where, effect } of outcomes) {
+    let done = 0;
+    outcomes.forEach((effect, index) => {
+      const { where, value } = items[index] as { where: string; value: T };
       if (effect instanceof Error) {
-        this.report(state, where, describe(effect));
-        continue;
+        errors.push({ file: where, error: describe(effect) });
+        return;
       }
-      for (const note of effect.notes) this.report(state, where, note);
-      if (effect.notes.length === 0 || effect.countsDone === true) state.done += 1;
-      if (effect.mapped !== undefined) state.ids[effect.mapped.kind][effect.mapped.from] = effect.mapped.to;
+      good.push(value);
+      for (const note of effect.notes) errors.push({ file: where, error: note });
+      if (effect.notes.length === 0 || effect.countsDone === true) done += 1;
+      if (effect.mapped !== undefined) ids[effect.mapped.kind][effect.mapped.from] = effect.mapped.to;
       released.push(effect.released);
-    }
+    });
+    const write = good.length === 0 ? undefined : (tx: Tx) => good.forEach((value) => apply(tx, value, ids));
+    commit({ state: this.after(state, next, phaseLength, ids), done, errors }, write);
     await releaseImages(this.deps.db, this.deps.images, released);
   }
 
-  private async readStory(state: RestoreState, entry: IndexedEntry): Promise<ArchiveStory | undefined> {
+  /**
+   * Runs `write` in an immediate transaction (the lock is waited for, as by every write) and
+   * rolls it back: its result, or the error it threw.
+   */
+  private dryRun<R>(write: (tx: Tx) => R): R | Error {
+    let result: R | undefined;
+    try {
+      this.deps.db.transaction(
+        (tx) => {
+          result = write(tx);
+          throw new DryRun();
+        },
+        { behavior: 'immediate' },
+      );
+    } catch (error) {
+      if (error instanceof DryRun) return result as R;
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    return new Error('the dry run did not roll back');
+  }
+
+  private async readStory(errors: RestoreError[], entry: IndexedEntry): Promise<ArchiveStory | undefined> {
     let text: string;
     try {
       text = (await this.reader.readBuffer(entry, this.reader.limits.maxStoryBytes)).toString('utf8');
     } catch (error) {
-      this.report(state, entry.name, describe(error));
+      errors.push({ file: entry.name, error: describe(error) });
       return undefined;
     }
     const value = parseChecked(text, ArchiveStory);
     if (typeof value === 'string') {
-      this.report(state, entry.name, value);
+      errors.push({ file: entry.name, error: value });
       return undefined;
     }
     const story = value.ok as ArchiveStory;
     if (entry.name !== `stories/${story.id}.json`) {
-      this.report(state, entry.name, `its id ${story.id} is not the one its name gives`);
+      errors.push({ file: entry.name, error: `its id ${story.id} is not the one its name gives` });
       return undefined;
     }
     return story;
   }
 
   /** The path when the store has that image now (restored from the archive or already there), else null and a note. */
-  private async presentImage(state: RestoreState, file: string, relPath: string | null): Promise<string | null> {
+  private async presentImage(errors: RestoreError[], file: string, relPath: string | null): Promise<string | null> {
     if (relPath === null) return null;
     try {
       if ((await this.deps.images.locateImage(relPath)).exists) return relPath;
     } catch {
       // an invalid path: reported below
     }
-    this.report(state, file, `its image ${relPath} is in neither the archive nor the library; it is restored without it`);
+    errors.push({ file, error: `its image ${relPath} is in neither the archive nor the library; it is restored without it` });
     return null;
   }
 }

@@ -3,9 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { SERVER_PAGES_PER_STEP } from '../backup/snapshot.js';
 import { errorResponses } from '../schemas/common.js';
-import { ArchiveBytes, ArchiveRestoreAccepted, ArchiveRestoreJob, RestoreJobParams } from '../schemas/archive.js';
-import { BackgroundRestores } from './background.js';
-import { exportLibrary, presentRestoreJob, receiveArchive } from './service.js';
+import { ArchiveBytes, ArchiveRestoreAccepted } from '../schemas/archive.js';
+import { exportLibrary, startArchiveRestore } from './service.js';
 
 const ARCHIVE = ['archive'];
 
@@ -39,39 +38,21 @@ export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  const restores = new BackgroundRestores({ db: app.db, images: app.images }, app.log);
-  app.addHook('onClose', async () => restores.stop());
-
   app.post(
     '/import/archive',
     {
       config: { scope: 'session', acceptsMultipart: true },
       schema: {
         tags: ARCHIVE,
-        summary: 'Restore a library archive (multipart part "file", at most 2 GiB) into this library; 202 with the job that does it',
+        summary: 'Restore a library archive (multipart part "file", at most 2 GiB) into this library; 202 with the job that does it (GET /api/jobs/{id})',
         consumes: ['multipart/form-data'],
         response: { 202: ArchiveRestoreAccepted, ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
     },
     async (request, reply) => {
-      const { restore, file } = await receiveArchive(request, app.config.dataDir, { db: app.db, images: app.images });
-      const jobId = restores.start(restore, file);
-      return reply.code(202).send({ message: 'The archive is being restored', jobId });
+      const jobId = await startArchiveRestore(app.jobs, request, app.config.dataDir, { db: app.db, images: app.images });
+      return reply.code(202).send({ message: 'The archive is being restored; follow it at /api/jobs/{jobId}', jobId });
     },
-  );
-
-  app.get(
-    '/import/archive/:jobId',
-    {
-      config: { scope: 'session' },
-      schema: {
-        tags: ARCHIVE,
-        summary: 'Where a library archive restore stands: its phase, counts and the entries it skipped',
-        params: RestoreJobParams,
-        response: { 200: ArchiveRestoreJob, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
-    async (request) => presentRestoreJob(restores.get(request.params.jobId)),
   );
 };
 

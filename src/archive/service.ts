@@ -8,8 +8,10 @@ import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import { BadRequest, TooManyRequests } from '../errors.js';
-import type { ArchiveRestoreJob } from '../schemas/archive.js';
-import type { RestoreJob } from './background.js';
+import path from 'node:path';
+import type { JobRunner } from '../jobs/runner.js';
+import { newId } from '../lib/clock.js';
+import { ARCHIVE_RESTORE_KIND, type ArchiveRestoreParams } from './job.js';
 import { ArchiveRejected } from './reader.js';
 import { ArchiveRestore, type RestoreDeps } from './restore.js';
 import { saveArchiveUpload } from './upload.js';
@@ -57,32 +59,24 @@ export async function exportLibrary(live: Database.Database, dataDir: string, im
 }
 
 /**
- * Saves an uploaded archive into the data folder and checks it as a whole before any job is
- * queued: an archive the reader refuses (./reader.ts: unsafe paths, links, bombs, another format
- * or a newer version) is a 400 naming why, deleted at once, and nothing is written.
+ * Saves an uploaded archive into the data folder and checks it as a whole before its job is
+ * queued (docs/decisions.md, "Library archive"): an archive the reader refuses (./reader.ts:
+ * unsafe paths, links, bombs, another format or a newer version) is a 400 naming why, deleted at
+ * once, and nothing is written. 429 before the upload is read when the job queue is full.
+ * Returns the job's id.
  */
-export async function receiveArchive(request: FastifyRequest, dataDir: string, deps: RestoreDeps): Promise<{ restore: ArchiveRestore; file: string }> {
-  const file = await saveArchiveUpload(request, dataDir);
+export async function startArchiveRestore(jobs: JobRunner, request: FastifyRequest, dataDir: string, deps: RestoreDeps): Promise<string> {
+  jobs.checkQueueRoom();
+  const id = newId();
+  const file = await saveArchiveUpload(request, dataDir, id);
   try {
-    return { restore: await ArchiveRestore.open(deps, file), file };
+    const restore = await ArchiveRestore.open(deps, file);
+    const total = restore.total;
+    restore.close();
+    return jobs.enqueue(ARCHIVE_RESTORE_KIND, { archive: path.basename(file) } satisfies ArchiveRestoreParams, { id, total });
   } catch (error) {
     fs.rmSync(file, { force: true });
     if (error instanceof ArchiveRejected) throw new BadRequest('The archive cannot be restored', { file: error.message });
     throw error;
   }
-}
-
-export function presentRestoreJob(job: RestoreJob): ArchiveRestoreJob {
-  return {
-    id: job.id,
-    status: job.status,
-    phase: job.state.phase,
-    total: job.state.total,
-    done: job.state.done,
-    failed: job.state.failed,
-    errors: job.state.errors,
-    failure: job.failure,
-    createdAt: job.createdAt,
-    finishedAt: job.finishedAt,
-  };
 }

@@ -1,9 +1,8 @@
 /**
  * Receiving a library archive upload (docs/decisions.md, "Library archive"): the multipart part
- * `file` is streamed into `DATA_DIR/imports/<uuid>.zip` with its size counted, never held in
+ * `file` is streamed into `DATA_DIR/imports/<job id>.zip` with its size counted, never held in
  * memory, and removed again when anything fails.
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -21,12 +20,12 @@ interface FilePart {
   file: Readable & { truncated?: boolean };
 }
 
-/** Saves the upload's `file` part; 400 without one, 413 over `maxBytes`, 415 when not multipart. */
-export async function saveArchiveUpload(request: FastifyRequest, dataDir: string, maxBytes = ARCHIVE_UPLOAD_MAX): Promise<string> {
+/** Saves the upload's `file` part as `imports/<name>.zip`; 400 without one, 413 over `maxBytes`, 415 when not multipart. */
+export async function saveArchiveUpload(request: FastifyRequest, dataDir: string, name: string, maxBytes = ARCHIVE_UPLOAD_MAX): Promise<string> {
   if (!request.isMultipart()) throw new UnsupportedType('A multipart/form-data body was expected');
   const dir = path.join(dataDir, IMPORTS_DIR);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, `${randomUUID()}.zip`);
+  const file = path.join(dir, `${name}.zip`);
   let saved = false;
   let failure: unknown;
   try {

@@ -109,21 +109,3 @@ export const ArchiveRestoreAccepted = Type.Object({
   jobId: Uuid,
 });
 export type ArchiveRestoreAccepted = Static<typeof ArchiveRestoreAccepted>;
-
-export const RestoreJobParams = Type.Object({ jobId: Uuid });
-export type RestoreJobParams = Static<typeof RestoreJobParams>;
-
-/** 200 of `GET /api/import/archive/{jobId}`: where a restore stands. */
-export const ArchiveRestoreJob = Type.Object({
-  id: Uuid,
-  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
-  phase: Type.String({ description: 'images, authors, series, tags, stories, progress or done' }),
-  total: Type.Integer(),
-  done: Type.Integer(),
-  failed: Type.Integer(),
-  errors: Type.Array(Type.Object({ file: Type.String(), error: Type.String() }), { maxItems: 1000, description: 'The first 1,000 entries that were skipped, and why' }),
-  failure: Nullable(Type.String({ description: 'Why the whole restore stopped (status failed)' })),
-  createdAt: DateTime,
-  finishedAt: Nullable(DateTime),
-});
-export type ArchiveRestoreJob = Static<typeof ArchiveRestoreJob>;

@@ -28,14 +28,13 @@ export async function exportArchive(ctx: TestContext): Promise<Buffer> {
   return res.rawPayload;
 }
 
+/** The job of a restore, as `GET /api/jobs/{id}` shows it. */
 export interface JobView {
   status: string;
-  phase: string;
   total: number;
   done: number;
   failed: number;
   errors: { file: string; error: string }[];
-  failure: string | null;
 }
 
 /** Uploads an archive; returns the raw answer (202 with a job id, or an error). */
@@ -51,8 +50,8 @@ export async function restoreArchive(ctx: TestContext, bytes: Buffer): Promise<J
   const { jobId } = res.json() as { jobId: string };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const job = (await ctx.get(`/api/import/archive/${jobId}`)).json() as JobView;
-    if (job.status === 'done' || job.status === 'failed') return job;
+    const job = (await ctx.get(`/api/jobs/${jobId}`)).json() as JobView;
+    if (job.status === 'done' || job.status === 'failed' || job.status === 'cancelled') return job;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('the restore did not finish in 60 s');

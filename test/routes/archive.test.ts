@@ -94,9 +94,10 @@ t.test('export, restore into an empty library, export again: the same entries; s
 
   const target = await buildTestApp(t);
   const job = await restoreArchive(target, res.rawPayload);
-  t.equal(job.status, 'done', job.failure ?? '');
+  t.equal(job.status, 'done', JSON.stringify(job.errors));
   t.same(job.errors, []);
   t.equal(job.done, job.total);
+  t.same(fs.readdirSync(path.join(target.dataDir, 'imports')), [], 'the uploaded archive is removed when its job ends');
 
   const second = await readArchive(await exportArchive(target));
   t.same(comparable(second), comparable(first), 'the restored library exports to the same entries');

@@ -9,7 +9,8 @@ import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { zipOf } from '../helpers/archive.js';
 import { ArchiveRejected, DEFAULT_LIMITS } from '../../src/archive/reader.js';
-import { ArchiveRestore, initialRestoreState } from '../../src/archive/restore.js';
+import { ArchiveRestore, initialRestoreState, type RestoreCommit, type RestoreState } from '../../src/archive/restore.js';
+import { writeTransaction } from '../../src/db/transaction.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION } from '../../src/schemas/archive.js';
 
 const manifest = JSON.stringify({
@@ -53,7 +54,7 @@ t.test('the caps refuse or skip, as each says', async (t) => {
   const restore = await ArchiveRestore.open(deps, file, { ...DEFAULT_LIMITS, maxStoryBytes: 100_000, maxLineBytes: 1000 });
   t.teardown(() => restore.close());
   const end = await restore.runToEnd();
-  t.equal(end.phase, 'done');
+  t.equal(end.state.phase, 'done');
   t.same(
     end.errors.map((error) => error.file),
     ['tags.jsonl:2', `stories/${BIG}.json`],
@@ -74,16 +75,19 @@ t.test('a restore resumes from its saved state in a new process', async (t) => {
   const file = path.join(ctx.dataDir, 'resume.zip');
   fs.writeFileSync(file, await zipOf({ 'manifest.json': manifest, [`stories/${SMALL}.json`]: story(SMALL, '<p>Resumed.</p>'), [`stories/${BIG}.json`]: story(BIG, '<p>Too.</p>') }));
   const first = await ArchiveRestore.open(deps, file);
-  let state = await first.step(initialRestoreState());
-  while (state.phase !== 'stories') state = await first.step(state);
+  let saved = JSON.stringify(initialRestoreState());
+  const commit: RestoreCommit = (step, write) => {
+    if (write !== undefined) writeTransaction(ctx.app.db, write);
+    saved = JSON.stringify(step.state);
+  };
+  while ((JSON.parse(saved) as RestoreState).phase !== 'stories') await first.step(JSON.parse(saved) as RestoreState, commit);
   first.close();
-  const saved = JSON.stringify(state);
   t.equal(ctx.app.db.$client.prepare('SELECT count(*) FROM stories').pluck().get(), 0, 'interrupted before the stories');
 
   const second = await ArchiveRestore.open(deps, file);
   t.teardown(() => second.close());
-  const end = await second.runToEnd(JSON.parse(saved));
-  t.equal(end.phase, 'done');
+  const end = await second.runToEnd(JSON.parse(saved) as RestoreState);
+  t.equal(end.state.phase, 'done');
   t.equal(end.done, 2);
   t.same(ctx.app.db.$client.prepare('SELECT title FROM stories ORDER BY title').pluck().all(), ['Story aaaa', 'Story bbbb']);
 });
