@@ -8,8 +8,9 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
-import { buildTestApp, type TestContext } from '../helpers/app.js';
+import { buildTestApp, tempDataDir, type TestContext } from '../helpers/app.js';
 import { exportArchive, readArchive, restoreArchive, uploadArchive, zipOf } from '../helpers/archive.js';
 import { png } from '../helpers/images.js';
 import { fileUpload } from '../helpers/multipart.js';
@@ -250,3 +251,40 @@ function randomText(length: number, seed: number): string {
   }
   return text;
 }
+
+t.test('a restore interrupted by a shutdown resumes at the next start and finishes', async (t) => {
+  const source = await buildTestApp(t);
+  const author = await must(source.post('/api/authors', { name: 'Many' }), 201);
+  for (let i = 0; i < 240; i += 1) await must(source.post('/api/stories', { title: `Tale ${i}`, authorId: author.id, tagNames: [`t${i % 7}`] }), 201);
+  const archive = await exportArchive(source);
+
+  const dataDir = tempDataDir(t);
+  const first = await buildTestApp(t, { DATA_DIR: dataDir });
+  const upload = await uploadArchive(first, archive);
+  t.equal(upload.statusCode, 202);
+  const { jobId } = upload.json() as { jobId: string };
+  // Stopped once it has committed a step or more, before its end.
+  for (let wait = 0; wait < 400; wait += 1) {
+    const running = (await first.get(`/api/jobs/${jobId}`)).json() as { done: number };
+    if (running.done > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await first.app.close();
+  const stopped = new Database(path.join(dataDir, 'library.db'), { readonly: true });
+  const row = stopped.prepare('SELECT status, done, total FROM jobs WHERE id = ?').get(jobId) as { status: string; done: number; total: number };
+  stopped.close();
+  t.equal(row.status, 'queued', 'the shutdown put the job back in the queue');
+  t.ok(row.done > 0 && row.done < row.total, `it was stopped half-way (${row.done} of ${row.total})`);
+
+  const second = await buildTestApp(t, { DATA_DIR: dataDir });
+  let job = (await second.get(`/api/jobs/${jobId}`)).json() as { status: string; done: number; total: number; failed: number };
+  for (let wait = 0; wait < 600 && job.status !== 'done' && job.status !== 'failed'; wait += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    job = (await second.get(`/api/jobs/${jobId}`)).json() as typeof job;
+  }
+  t.equal(job.status, 'done');
+  t.equal(job.failed, 0);
+  t.equal(job.done, job.total, 'every item counted once, across the restart');
+  t.equal((await must(second.get('/api/stories?size=1'))).totalElements, 240);
+  t.equal(((await must(second.get(`/api/authors/${author.id as string}`))).storyCount as number), 240);
+});
