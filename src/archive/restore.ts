@@ -12,7 +12,7 @@
  * and reported in `errors`; it never stops the others.
  */
 import type { Db, Tx } from '../db/open.js';
-import { writeTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction, writeTransaction } from '../db/transaction.js';
 import { releaseImages } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
 import { deriveStoryText } from '../html/story-text.js';
@@ -259,19 +259,17 @@ export class ArchiveRestore {
   }
 
   /**
-   * Runs `write` in an immediate transaction (the lock is waited for, as by every write) and
-   * rolls it back: its result, or the error it threw.
+   * Runs `write` in a transaction that is always rolled back (a bookkeeping one: no search sync
+   * for writes that will not stay; the lock is waited for, as by every write): its result, or
+   * the error it threw.
    */
   private dryRun<R>(write: (tx: Tx) => R): R | Error {
     let result: R | undefined;
     try {
-      this.deps.db.transaction(
-        (tx) => {
-          result = write(tx);
-          throw new DryRun();
-        },
-        { behavior: 'immediate' },
-      );
+      bookkeepingTransaction(this.deps.db, (tx) => {
+        result = write(tx);
+        throw new DryRun();
+      });
     } catch (error) {
       if (error instanceof DryRun) return result as R;
       return error instanceof Error ? error : new Error(String(error));
