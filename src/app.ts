@@ -17,6 +17,8 @@ import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { crossSitePlugin } from './plugins/cross-site.js';
 import { apiRoutes, healthRoutes } from './routes.js';
 import { webPlugin } from './web/plugin.js';
+import { opdsPlugin } from './opds/plugin.js';
+import { withRedactedUrls } from './logger.js';
 
 /**
  * Security headers on every response (helmet): the API serves only JSON and images, so its
@@ -59,7 +61,8 @@ export interface BuildOptions {
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    // Request URLs are logged without OPDS path tokens (src/logger.ts).
+    logger: withRedactedUrls(options.logger ?? { level: config.logLevel }),
     // A hop count is valid at runtime though Fastify's typings omit numbers.
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
@@ -113,6 +116,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     { prefix: '/api' },
   );
+  // The OPDS catalog: feeds for e-readers, with the API's JSON errors (docs/api.md, "OPDS catalog").
+  await app.register(opdsPlugin);
   // The pages, after the API: their own CSP, form bodies, login redirect and HTML errors, all
   // in their own scope (docs/web.md, "Layout").
   await app.register(webPlugin);

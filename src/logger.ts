@@ -54,6 +54,44 @@ function plain(value: unknown): string {
 }
 
 /**
+ * A path segment after a `k` segment: the device token of the OPDS path form,
+ * `/opds/k/<token>/…` (src/opds/plugin.ts), also when the `k` arrives percent-encoded.
+ */
+const PATH_TOKEN = /(\/(?:k|%6b)\/)[^/?#]+/gi;
+
+/** The URL with every path-form device token replaced by `[redacted]`: a token in a log is a token anyone with the logs can use. */
+export function redactUrl(url: string): string {
+  return url.replace(PATH_TOKEN, '$1[redacted]');
+}
+
+/** The fields Fastify's own request serializer logs, with the URL redacted (src/app.ts installs it). */
+export function serializeRequest(request: {
+  method: string;
+  url: string;
+  headers?: Record<string, unknown>;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    version: request.headers?.['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** Logger options with {@link serializeRequest} as the request serializer; `false` stays off. */
+export function withRedactedUrls(logger: boolean | Record<string, unknown>): boolean | Record<string, unknown> {
+  if (logger === false) return false;
+  const options = logger === true ? {} : logger;
+  const serializers = (options.serializers ?? {}) as Record<string, unknown>;
+  return { ...options, serializers: { ...serializers, req: serializeRequest } };
+}
+
+/**
  * A line in pino's JSON format for the logger's stream, or stdout in JSON mode: what the
  * server prints before the app (and so its logger) exists.
  */

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { errorResponses, MessageBody } from '../schemas/common.js';
 import { ImageBytes, ImageGetQuery, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
-import type { ThumbnailWidth } from '../images/thumbnails.js';
 import * as files from './service.js';
 
 const FILES = ['files'];
@@ -27,20 +25,6 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const imageResponses = { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 404) };
 
-  /** Sends what the service decided; headers only once nothing can fail any more. */
-  const sendImage = async (
-    reply: FastifyReply,
-    rawPath: unknown,
-    width: ThumbnailWidth | undefined,
-    headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
-  ) => {
-    const image = await files.imageReply(app.images, rawPath, width, {
-      ifNoneMatch: headers['if-none-match'],
-      ifModifiedSince: headers['if-modified-since'],
-    });
-    return reply.code(image.status).headers(image.headers).send(image.body);
-  };
-
   app.get(
     '/files/images/*',
     {
@@ -52,7 +36,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: imageResponses,
       },
     },
-    async (request, reply) => sendImage(reply, request.params['*'] || request.query.path, request.query.w, request.headers),
+    async (request, reply) => files.sendImage(reply, app.images, request.params['*'] || request.query.path, request.query.w, request.headers),
   );
 
   app.get(
@@ -60,7 +44,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags: FILES, summary: 'An image by ?path=; with ?w= its WebP thumbnail', querystring: ImageGetQuery, response: imageResponses },
     },
-    async (request, reply) => sendImage(reply, request.query.path, request.query.w, request.headers),
+    async (request, reply) => files.sendImage(reply, app.images, request.query.path, request.query.w, request.headers),
   );
 
   app.delete(

@@ -88,15 +88,39 @@ function scopeOf(filter: StoryFilter): StoryScope | undefined {
   return { kind: 'all' };
 }
 
-/** One page of cards of the stories that pass the filter, in the query's order (defaults as the API's). */
-export function storyCardPage(db: Db, filter: StoryFilter, query: StoryListQuery): StoryCardPage {
+/**
+ * The ids of one page of the stories that pass the filter, in the query's order (defaults as the
+ * API's), and how many pass: what {@link storyCardPage} renders as cards, for the pages and the
+ * OPDS feeds (src/opds) alike.
+ */
+export function storyIdPage(db: Db, filter: StoryFilter, query: StoryListQuery): { ids: string[]; total: number } {
   const sortBy = query.sortBy ?? 'createdAt';
   const direction = sortDirection(query.sortDir, 'desc');
   const window = pageWindow(query);
   const scope = scopeOf(filter);
   const total = scope === undefined ? countFilteredStories(db, filter) : countStories(db, scope);
-  if (window.offset >= total) return { cards: [], total };
+  if (window.offset >= total) return { ids: [], total };
   const ids = scope === undefined ? filteredStoryIds(db, filter, sortBy, direction, window) : sortedStoryIds(db, scope, sortBy, direction, window, total);
+  return { ids, total };
+}
+
+/**
+ * One page of the rated stories, best first (then id, as the rating sort of the lists): the
+ * rated part of the `(rating, id)` index, read from its nearer end, so a late page costs what the
+ * first does (a `minRating` filter sorts every rated story instead: 120 ms for page 50 of
+ * 16,000). For the OPDS top-rated feed (src/opds).
+ */
+export function ratedStoryIdPage(db: Db, query: { page: number; size: number }): { ids: string[]; total: number } {
+  const total = countFilteredStories(db, { minRating: 1 });
+  const window = pageWindow(query);
+  if (window.offset >= total) return { ids: [], total };
+  const rated = { limit: Math.min(window.limit, total - window.offset), offset: window.offset };
+  return { ids: sortedStoryIds(db, { kind: 'all' }, 'rating', 'desc', rated, countStories(db, { kind: 'all' })), total };
+}
+
+/** One page of cards of the stories that pass the filter, in the query's order (defaults as the API's). */
+export function storyCardPage(db: Db, filter: StoryFilter, query: StoryListQuery): StoryCardPage {
+  const { ids, total } = storyIdPage(db, filter, query);
   return { cards: loadStoryCards(db, ids), total };
 }
 
@@ -104,6 +128,13 @@ export function storyCardPage(db: Db, filter: StoryFilter, query: StoryListQuery
 export function seriesStoryCards(db: Db, seriesId: string): StoryCard[] {
   if (findSeriesById(db, seriesId) === undefined) throw new NotFound(`Series not found with id: ${seriesId}`);
   return loadStoryCards(db, seriesStoryIds(db, seriesId));
+}
+
+/** A series' name and its story ids by volume (unnumbered last), as the cards above order them; 404 when unknown. */
+export function seriesStoryIdList(db: Db, seriesId: string): { name: string; ids: string[] } {
+  const found = findSeriesById(db, seriesId);
+  if (found === undefined) throw new NotFound(`Series not found with id: ${seriesId}`);
+  return { name: found.name, ids: seriesStoryIds(db, seriesId) };
 }
 
 /** The newest stories as cards. */

@@ -50,6 +50,11 @@ export function continueReadingJson(db: Db, limit: number): JsonBytes {
   return presentStories(db, startedStoryIds(db, limit));
 }
 
+/** The ids of the continue-reading list, in its order, at most `limit` (the OPDS feed renders its own entries, src/opds). */
+export function continueReadingIds(db: Db, limit: number): string[] {
+  return startedStoryIds(db, limit);
+}
+
 /** {@link continueReadingJson} as `StoryDto` objects, for a server-rendered page. */
 export function continueReading(db: Db, limit: number): StoryDto[] {
   return JSON.parse(continueReadingJson(db, limit).toString('utf8')) as StoryDto[];

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { openUrl, prettyMessage } from '../../src/logger.js';
+import { openUrl, prettyMessage, redactUrl, withRedactedUrls } from '../../src/logger.js';
 
 const LAN = {
   lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true, netmask: '255.0.0.0', mac: '00:00:00:00:00:00', cidr: null }],
@@ -34,4 +34,16 @@ t.test('a pretty entry is one line of key=value after the message, without JSON'
     'generated a login password generatedPassword=Abc-123_x req.method=GET req.url="/api/stories?q=a b" err="TypeError: bad\\nthing" note="two words"',
   );
   t.notMatch(line, /[{}\n]/);
+});
+
+t.test('OPDS path tokens are redacted from logged URLs, whatever the case or encoding of the k', async (t) => {
+  t.equal(redactUrl('/opds/k/sst_abc-DEF_123/stories?page=2'), '/opds/k/[redacted]/stories?page=2');
+  t.equal(redactUrl('/opds/k/sst_abc'), '/opds/k/[redacted]', 'the root of the path form');
+  t.equal(redactUrl('/opds/K/sst_abc/x'), '/opds/K/[redacted]/x');
+  t.equal(redactUrl('/opds/%6B/sst_abc/x'), '/opds/%6B/[redacted]/x');
+  t.equal(redactUrl('/api/stories?k=1'), '/api/stories?k=1', 'other URLs as they are');
+  const options = withRedactedUrls({ level: 'debug' }) as { level: string; serializers: { req: (request: unknown) => { url: string } } };
+  t.equal(options.level, 'debug', 'the other options kept');
+  t.equal(options.serializers.req({ method: 'GET', url: '/opds/k/sst_abc/tags', headers: {} }).url, '/opds/k/[redacted]/tags');
+  t.equal(withRedactedUrls(false), false, 'no logger stays none');
 });

@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import * as files from '../files/service.js';
+import { errorResponses } from '../schemas/common.js';
+import { ImageBytes, ImageTailParams, ImageTailQuery, NotModified } from '../schemas/files.js';
+import { OpdsIdParams, OpdsPageQuery, OpdsSearchQuery, OpdsStoriesQuery, XmlDocument, type OpdsSort } from '../schemas/opds.js';
+import { OpdsLinks } from './links.js';
+import {
+  ACQUISITION_TYPE,
+  acquisitionFeed,
+  NAVIGATION_TYPE,
+  catalogRoot,
+  OPENSEARCH_TYPE,
+  openSearchDescription,
+  pagedNavigationFeed,
+  type FeedHead,
+} from './present.js';
+import * as opds from './service.js';
+
+const OPDS = ['opds'];
+const xmlResponses = { 200: XmlDocument, 304: NotModified, ...errorResponses(400, 401, 403, 404) };
+
+/** The title of the all-stories feed in each order. */
+const SORT_TITLES: Readonly<Record<OpdsSort, string>> = {
+  added: 'Recently added',
+  updated: 'Recently updated',
+  title: 'All stories A–Z',
+  rating: 'All stories by rating',
+  words: 'All stories by length',
+};
+
+/** The path form's token (`/opds/k/:token/…`), or undefined for the header forms. */
+function linksOf(request: FastifyRequest): OpdsLinks {
+  const token = (request.params as { token?: unknown }).token;
+  return new OpdsLinks(typeof token === 'string' ? token : undefined);
+}
+
+/**
+ * Sends an XML document with a weak ETag of its bytes, or 304 when the client's copy is that one:
+ * e-readers poll the catalog, and a hash of ~100 KB costs well under a millisecond.
+ */
+function sendXml(request: FastifyRequest, reply: FastifyReply, body: string, type: string) {
+  const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+  const given = request.headers['if-none-match'];
+  if (given !== undefined && given.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) return reply.code(304).send();
+  return reply.type(type).send(body);
+}
+
+/**
+ * The catalog's feeds (docs/api.md, "OPDS catalog"), registered twice by ./plugin.ts: at `/opds` for the
+ * cookie, Bearer and Basic forms and at `/opds/k/:token` for the path form. Every route is a GET
+ * and so needs a device token's `read` scope.
+ */
+export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /** An acquisition feed of the page, `updated` when its newest entry was (else the library). */
+  const acquisition = (request: FastifyRequest, reply: FastifyReply, head: Omit<FeedHead, 'updated'>, page: opds.StoryPage, sort?: OpdsSort) => {
+    const updated = opds.newest(app.db, page.stories.map((story) => story.updatedAt));
+    const facets = sort === undefined ? undefined : { active: sort };
+    return sendXml(request, reply, acquisitionFeed(linksOf(request), { ...head, updated }, page, facets), ACQUISITION_TYPE);
+  };
+
+  app.get('/', { schema: { tags: OPDS, summary: 'The catalog root (navigation)', response: xmlResponses } }, async (request, reply) =>
+    sendXml(request, reply, catalogRoot(linksOf(request), opds.libraryUpdated(app.db)), NAVIGATION_TYPE),
+  );
+
+  app.get(
+    '/stories',
+    { schema: { tags: OPDS, summary: 'Every story, in one of five orders (sort facets)', querystring: OpdsStoriesQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const { sort, page } = request.query;
+      const result = opds.allStories(app.db, sort, page);
+      const query = sort === 'title' ? {} : { sort };
+      return acquisition(request, reply, { key: `stories:${sort}`, title: SORT_TITLES[sort], path: '/stories', query }, result, sort);
+    },
+  );
+
+  app.get(
+    '/top-rated',
+    { schema: { tags: OPDS, summary: 'Rated stories, best first', querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const result = opds.topRated(app.db, request.query.page);
+      return acquisition(request, reply, { key: 'top-rated', title: 'Top rated', path: '/top-rated' }, result);
+    },
+  );
+
+  app.get('/continue', { schema: { tags: OPDS, summary: 'Stories being read, last read first', response: xmlResponses } }, async (request, reply) => {
+    const result = opds.continueReading(app.db);
+    return acquisition(request, reply, { key: 'continue', title: 'Continue reading', path: '/continue' }, result);
+  });
+
+  app.get(
+    '/search',
+    { schema: { tags: OPDS, summary: 'Search the stories', querystring: OpdsSearchQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const { q, page } = request.query;
+      const result = await opds.search(app.db, app.searchEngine, q, page);
+      return acquisition(request, reply, { key: 'search', title: `Search: ${q}`, path: '/search', query: { q } }, result);
+    },
+  );
+
+  app.get('/search.xml', { schema: { tags: OPDS, summary: 'The OpenSearch description', response: xmlResponses } }, async (request, reply) =>
+    sendXml(request, reply, openSearchDescription(`${request.protocol}://${request.host}`, linksOf(request)), OPENSEARCH_TYPE),
+  );
+
+  for (const [segment, title, list, stories] of [
+    ['authors', 'Authors', opds.authors, opds.authorStories],
+    ['series', 'Series', opds.series, opds.seriesStories],
+    ['tags', 'Tags', opds.tags, opds.tagStories],
+  ] as const) {
+    app.get(
+      `/${segment}`,
+      { schema: { tags: OPDS, summary: `${title} (navigation)`, querystring: OpdsPageQuery, response: xmlResponses } },
+      async (request, reply) => {
+        const result = list(app.db, request.query.page);
+        const updated = opds.newest(app.db, result.items.map((item) => item.updated));
+        const feed = pagedNavigationFeed(linksOf(request), { key: segment, title, updated, path: `/${segment}` }, result, (id) => `/${segment}/${id}`);
+        return sendXml(request, reply, feed, NAVIGATION_TYPE);
+      },
+    );
+
+    app.get(
+      `/${segment}/:id`,
+      { schema: { tags: OPDS, summary: `The stories of one of the ${segment}`, params: OpdsIdParams, querystring: OpdsPageQuery, response: xmlResponses } },
+      async (request, reply) => {
+        const { id } = request.params;
+        const result = stories(app.db, id, request.query.page);
+        const head = { key: `${segment}:${id}`, title: result.name, path: `/${segment}/${id}`, up: { path: `/${segment}`, kind: 'navigation' as const } };
+        return acquisition(request, reply, head, result);
+      },
+    );
+  }
+
+  // Covers under the catalog, so a path-form feed's images keep its form (./links.ts).
+  app.get(
+    '/images/*',
+    {
+      schema: { tags: OPDS, summary: 'A cover by its path; with ?w= its WebP thumbnail', params: ImageTailParams, querystring: ImageTailQuery, response: { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
+    },
+    async (request, reply) => files.sendImage(reply, app.images, request.params['*'], request.query.w, request.headers),
+  );
+};
