@@ -12,6 +12,7 @@ import { imagesPlugin } from './plugins/images.js';
 import { urlImportPlugin } from './plugins/url-import.js';
 import { searchPlugin } from './plugins/search.js';
 import { jobsPlugin } from './plugins/jobs.js';
+import { archivePlugin } from './archive/plugin.js';
 import { importPlugin } from './import/plugin.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
@@ -107,6 +108,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The job runner, then the kinds it runs (docs/architecture.md, "Background jobs").
   await app.register(jobsPlugin);
   await app.register(importPlugin);
+  await app.register(archivePlugin);
   await app.register(apiDocsPlugin);
   await app.register(healthRoutes);
   await app.register(

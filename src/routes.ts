@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
+import { archiveRoutes } from './archive/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
 import { epubRoutes } from './epub/routes.js';
@@ -38,6 +39,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(epubRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
+    await protectedScope.register(archiveRoutes);
     await protectedScope.register(jobRoutes);
     await protectedScope.register(importRoutes);
     await protectedScope.register(tokenRoutes);

@@ -35,20 +35,20 @@
  * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
  */
 import { randomUUID } from 'node:crypto';
-import fsp, { type FileHandle } from 'node:fs/promises';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { invalidField, NotFound, TooLarge, UnsupportedType } from '../errors.js';
+import { invalidField, NotFound } from '../errors.js';
 import { FORMATS, type ImageFormat } from './formats.js';
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
 import { KeyedLock } from './path-lock.js';
-import { ImageStructureCheck, InvalidImage } from './structure.js';
-import { exists, isMissing, openServable, syncDirectory, writeAll } from './files.js';
+import { exists, isMissing, openServable, syncDirectory } from './files.js';
+import { notAnImage, receiveImage } from './receive.js';
+
+export { imageTooLarge, MAX_IMAGE_BYTES, notAnImage } from './receive.js';
 import { ThumbnailFiles } from './thumbnail-files.js';
 import { THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
 
-/** docs/decisions.md, "Images": 5 MB means 5 MiB; exactly this many bytes is accepted, one more is 413. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** The folder for uploads in progress, inside the images folder. */
 export const INCOMING_DIR = '.incoming';
@@ -101,15 +101,7 @@ export interface OpenedImage {
   close(): Promise<void>;
 }
 
-/** docs/decisions.md, "Images": the 415 of every upload, naming the part. */
-export function notAnImage(field: string): UnsupportedType {
-  return new UnsupportedType('The file is not a JPEG, PNG or WebP image', { [field]: 'must be a JPEG, PNG or WebP image' });
-}
 
-/** docs/decisions.md, "Images": the 413 of every upload, naming the part. */
-export function imageTooLarge(field: string): TooLarge {
-  return new TooLarge('The image is larger than 5 MiB', { [field]: `must be at most 5 MiB (${MAX_IMAGE_BYTES} bytes)` });
-}
 
 function imageNotFound(relPath: string): NotFound {
   return new NotFound(`Image not found: ${relPath}`);
@@ -172,59 +164,62 @@ export class ImageStore {
    */
   async saveUploadedImage(part: UploadedPart, kind: ImageKind): Promise<string> {
     const field = part.fieldname;
-    const check = new ImageStructureCheck();
-    const tempPath = path.join(this.root, INCOMING_DIR, `${randomUUID()}.upload`);
-    let handle: FileHandle | undefined;
-    let sniffing: Buffer[] = [];
-    let size = 0;
-    let failure: Error | undefined;
+    const { tempPath, format } = await receiveImage(part.file, this.#incomingPath(), field, this.log);
     try {
-      for await (const chunk of part.file as AsyncIterable<Buffer>) {
-        if (failure !== undefined) continue;
-        try {
-          size += chunk.length;
-          if (size > MAX_IMAGE_BYTES) throw imageTooLarge(field);
-          check.push(chunk);
-          if (check.format === undefined) {
-            sniffing.push(chunk); // fewer than 12 bytes so far: not yet known to be an image
-            continue;
-          }
-          handle ??= await fsp.open(tempPath, 'wx', 0o644);
-          for (const early of sniffing) await writeAll(handle, early);
-          sniffing = [];
-          await writeAll(handle, chunk);
-        } catch (error) {
-          failure = error as Error;
-        }
-      }
-      if (failure === undefined && part.file.truncated === true) failure = imageTooLarge(field);
-      let format: ImageFormat | undefined;
-      if (failure === undefined) {
-        try {
-          format = check.end();
-        } catch (error) {
-          failure = error as Error;
-        }
-      }
-      if (failure instanceof InvalidImage) throw notAnImage(field);
-      if (failure !== undefined || format === undefined) throw failure;
-
-      handle ??= await fsp.open(tempPath, 'wx', 0o644);
-      for (const early of sniffing) await writeAll(handle, early);
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-      if (!(await this.#thumbs.stripUploadMetadata(tempPath, format))) throw notAnImage(field);
+      await this.#stripMetadata(tempPath, format, field);
       const name = `${randomUUID()}.${FORMATS[format].ext}`;
       await fsp.rename(tempPath, path.join(this.root, kind, name));
       await syncDirectory(path.join(this.root, kind));
       await this.#thumbs.writeAll({ kind, name, relPath: `${kind}/${name}` });
       return `${kind}/${name}`;
     } catch (error) {
-      await handle?.close().catch(() => undefined);
-      await fsp.rm(tempPath, { force: true }).catch((cause: unknown) => this.log.warn({ err: cause, tempPath }, 'could not remove a failed upload'));
+      await this.#removeTemp(tempPath);
       throw error;
     }
+  }
+
+  /**
+   * Stores an image under the name it had in another library (a library archive's
+   * `images/<kind>/<name>`, docs/decisions.md, "Library archive"): the path guard, then the same
+   * checks and metadata stripping as an upload, and the name's extension must match the bytes'
+   * format (400 otherwise). An image already stored under that name is kept as it is (stored names
+   * are never reused, so it is the same image): `exists`. A stored image waits as unattached
+   * until a row names it, so the startup sweep keeps it; an image only story HTML names keeps
+   * waiting, as an inline upload does. Nothing is left on disk on failure.
+   */
+  async restoreImage(rawPath: string, stream: Readable): Promise<'stored' | 'exists'> {
+    const image = parseImagePath(rawPath);
+    const { tempPath, format } = await receiveImage(stream, this.#incomingPath(), 'file', this.log);
+    try {
+      await this.#stripMetadata(tempPath, format, 'file');
+      if (FORMATS[format].ext !== path.extname(image.name).slice(1)) throw invalidField('file', `holds a ${FORMATS[format].ext} image, not what its name says`);
+      const outcome = await this.exclusively(image.relPath, async () => {
+        if ((await this.resolve(image, 'path')) !== undefined) return 'exists' as const;
+        await fsp.rename(tempPath, path.join(this.root, image.kind, image.name));
+        await syncDirectory(path.join(this.root, image.kind));
+        await this.markUnattached(image.relPath);
+        return 'stored' as const;
+      });
+      if (outcome === 'exists') await this.#removeTemp(tempPath);
+      return outcome;
+    } catch (error) {
+      await this.#removeTemp(tempPath);
+      throw error;
+    }
+  }
+
+  /** Replaces a received image that carries metadata by a copy without it (415 when libvips cannot read it). */
+  async #stripMetadata(tempPath: string, format: ImageFormat, field: string): Promise<void> {
+    if (!(await this.#thumbs.stripUploadMetadata(tempPath, format))) throw notAnImage(field);
+  }
+
+  /** A new temp file name in `.incoming/` (same file system as the image folders: renames are atomic). */
+  #incomingPath(): string {
+    return path.join(this.root, INCOMING_DIR, `${randomUUID()}.upload`);
+  }
+
+  async #removeTemp(tempPath: string): Promise<void> {
+    await fsp.rm(tempPath, { force: true }).catch((cause: unknown) => this.log.warn({ err: cause, tempPath }, 'could not remove a failed upload'));
   }
 
   /**

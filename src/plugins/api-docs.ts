@@ -89,7 +89,8 @@ function optionalDefaults(querystring: JsonSchema): JsonSchema {
 
 /**
  * Binary responses are images (src/schemas/files.ts), documented as image content, unless the
- * schema names its media type in `contentMediaType` (EPUB books, src/schemas/epub.ts).
+ * schema names its media type in `contentMediaType` (EPUB books, src/schemas/epub.ts; the library
+ * archive's ZIP).
  */
 function imageResponses(response: Record<string, JsonSchema>): Record<string, JsonSchema> {
   return Object.fromEntries(
@@ -169,6 +170,7 @@ export const apiDocsPlugin = fp(
           { name: 'search', description: 'Full-text search and its administration' },
           { name: 'config', description: 'Settings the server applies, such as HTML sanitization' },
           { name: 'admin', description: 'Backups' },
+          { name: 'archive', description: 'Export the library as a portable archive, and restore one' },
           { name: 'tokens', description: 'Device tokens for e-readers and apps' },
           { name: 'health', description: 'Liveness for monitors' },
         ],

@@ -17,13 +17,14 @@ t.test('the settings page has one h1, every section and a label on every control
   const html = parseHtml(res.body);
   t.equal(html.all('h1').length, 1);
   t.equal(html.text('h1'), 'Settings');
-  t.same(html.texts('h2'), ['Password', 'Devices', 'Backups', 'Search index', 'Search engine']);
+  t.same(html.texts('h2'), ['Password', 'Devices', 'Backups', 'Library archive', 'Search index', 'Search engine']);
   for (const id of ['settings-current-password', 'settings-new-password', 'settings-confirm-password']) {
     t.ok(html.one(`label[for="${id}"]`), `${id} has a label`);
     t.ok(html.one(`input#${id}`));
   }
   t.ok(html.one('form[action="/settings/backup"][method="post"] button'));
   t.ok(html.one('form[action="/settings/reindex"][method="post"] button'));
+  t.ok(html.one('#archive a[href="/api/export"][download][hx-boost="false"]'), 'the archive downloads, not boosted into the page');
   t.equal(html.text('.backup-list'), '', 'no backups yet');
   t.match(html.text('#backups'), /No backups yet/);
   t.equal(html.attr('a[aria-current="page"]', 'href'), '/settings', 'the navigation marks Settings');

@@ -1,0 +1,144 @@
+/**
+ * The row writes of a restore (docs/decisions.md, "Library archive"), each called inside a
+ * `writeTransaction`, so the count triggers, the search index and the Typesense outbox follow
+ * every row exactly as they follow the API's own writes. Rows keep the archive's ids and
+ * timestamps. A row whose id exists is updated, never duplicated; a row whose name folds like
+ * another row's (src/lib/names.ts) is merged into that row (`mapped`), which keeps its own
+ * fields: names are unique, and the library's own row is never overwritten by a stranger's.
+ */
+import { eq } from 'drizzle-orm';
+import type { Tx } from '../db/open.js';
+import { authors, series, stories, tags } from '../db/schema.js';
+import { findAuthorById, findAuthorByName, replaceAuthorUrls } from '../authors/repository.js';
+import { findSeriesById, findSeriesByName } from '../series/repository.js';
+import { findTagById, findTagByName, findOrCreateTags } from '../tags/repository.js';
+import { cleanName, nameKey, storedTagName } from '../lib/names.js';
+import { findProgress, saveProgressRow } from '../stories/progress-repository.js';
+import { insertStory, linkTags, tagIdsOf, unlinkTags } from '../stories/repository.js';
+import type { StoryText } from '../html/story-text.js';
+import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
+
+/** Archive ids merged into a library row of the same name, by kind: archive id -> library id. */
+export interface IdMap {
+  authors: Record<string, string>;
+  series: Record<string, string>;
+}
+
+export type RowOutcome = { kind: 'written'; released?: string | null } | { kind: 'mapped'; to: string } | { kind: 'kept-name'; note: string };
+
+/** An author: inserted, updated (by id), or merged into the author of the same name. */
+export function restoreAuthor(tx: Tx, author: ArchiveAuthor): RowOutcome {
+  const existing = findAuthorById(tx, author.id);
+  const holder = findAuthorByName(tx, author.name);
+  const values = {
+    notes: author.notes,
+    rating: author.rating,
+    avatarImagePath: author.avatarImagePath,
+    createdAt: author.createdAt,
+    updatedAt: author.updatedAt,
+  };
+  if (existing === undefined && holder !== undefined) return { kind: 'mapped', to: holder.id };
+  const renameable = holder === undefined || holder.id === author.id;
+  const named = renameable ? { name: cleanName(author.name), nameKey: nameKey(author.name) } : {};
+  if (existing === undefined) {
+    tx.insert(authors).values({ id: author.id, name: cleanName(author.name), nameKey: nameKey(author.name), ...values }).run();
+  } else {
+    tx.update(authors).set({ ...values, ...named }).where(eq(authors.id, author.id)).run();
+  }
+  replaceAuthorUrls(tx, author.id, [...new Set(author.urls.map((url) => url.trim()))]);
+  if (!renameable) return { kind: 'kept-name', note: `another author is already named "${author.name}"; this one keeps its name "${existing?.name ?? ''}"` };
+  return { kind: 'written', released: existing?.avatarImagePath === author.avatarImagePath ? null : existing?.avatarImagePath };
+}
+
+/** A series: inserted, updated (by id), or merged into the series of the same name. */
+export function restoreSeries(tx: Tx, item: ArchiveSeries): RowOutcome {
+  const existing = findSeriesById(tx, item.id);
+  const holder = findSeriesByName(tx, item.name);
+  if (existing === undefined && holder !== undefined) return { kind: 'mapped', to: holder.id };
+  const renameable = holder === undefined || holder.id === item.id;
+  const values = { description: item.description, createdAt: item.createdAt, updatedAt: item.updatedAt };
+  if (existing === undefined) {
+    tx.insert(series).values({ id: item.id, name: cleanName(item.name), nameKey: nameKey(item.name), ...values }).run();
+    return { kind: 'written' };
+  }
+  const named = renameable ? { name: cleanName(item.name), nameKey: nameKey(item.name) } : {};
+  tx.update(series).set({ ...values, ...named }).where(eq(series.id, item.id)).run();
+  return renameable ? { kind: 'written' } : { kind: 'kept-name', note: `another series is already named "${item.name}"; this one keeps its name "${existing.name}"` };
+}
+
+/** A tag: inserted with its id, renamed (by id), or left to the tag of the same name (stories link tags by name). */
+export function restoreTag(tx: Tx, tag: ArchiveTag): RowOutcome {
+  const name = storedTagName(tag.name);
+  const existing = findTagById(tx, tag.id);
+  const holder = findTagByName(tx, name);
+  if (existing === undefined && holder !== undefined) return { kind: 'mapped', to: holder.id };
+  if (existing === undefined) {
+    tx.insert(tags).values({ id: tag.id, name, nameKey: nameKey(name), createdAt: tag.createdAt, updatedAt: tag.updatedAt }).run();
+    return { kind: 'written' };
+  }
+  if (holder !== undefined && holder.id !== tag.id) return { kind: 'kept-name', note: `another tag is already named "${name}"; this one keeps its name "${existing.name}"` };
+  tx.update(tags).set({ name, nameKey: nameKey(name), createdAt: tag.createdAt, updatedAt: tag.updatedAt }).where(eq(tags.id, tag.id)).run();
+  return { kind: 'written' };
+}
+
+/** What a story row is restored with: the archive's fields, its HTML derived again, its links resolved. */
+export interface PreparedStory {
+  story: ArchiveStory;
+  text: StoryText;
+  /** The cover, or null when the archive's cover is in neither the archive nor the library. */
+  coverPath: string | null;
+}
+
+/**
+ * A story, inserted or updated by id with every field, its tags replaced by the archive's (found
+ * or created by name, as the API does). An author or series id is followed through `ids` (merged
+ * by name) and dropped, with a note, when no such row exists. Returns the notes and the cover it
+ * replaced.
+ */
+export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { notes: string[]; released: string | null; countsDone: true } {
+  const { story, text } = prepared;
+  const notes: string[] = [];
+  const link = (id: string | null, map: Record<string, string>, exists: (id: string) => boolean, what: string): string | null => {
+    if (id === null) return null;
+    const target = map[id] ?? id;
+    if (exists(target)) return target;
+    notes.push(`its ${what} ${id} is in neither the archive nor the library; it is restored without one`);
+    return null;
+  };
+  const values = {
+    title: story.title.trim(),
+    summary: story.summary,
+    description: story.description,
+    ...text,
+    sourceUrl: story.sourceUrl,
+    coverPath: prepared.coverPath,
+    rating: story.rating,
+    volume: story.volume,
+    authorId: link(story.authorId, ids.authors, (id) => findAuthorById(tx, id) !== undefined, 'author'),
+    seriesId: link(story.seriesId, ids.series, (id) => findSeriesById(tx, id) !== undefined, 'series'),
+    createdAt: story.createdAt,
+    updatedAt: story.updatedAt,
+  };
+  const existing = tx.select({ coverPath: stories.coverPath }).from(stories).where(eq(stories.id, story.id)).get();
+  if (existing === undefined) insertStory(tx, { id: story.id, ...values });
+  else tx.update(stories).set(values).where(eq(stories.id, story.id)).run();
+  const names = [...new Set(story.tagNames.map(storedTagName).filter((name) => name !== ''))];
+  const wanted = findOrCreateTags(tx, names).map((tag) => tag.id);
+  const current = tagIdsOf(tx, story.id);
+  unlinkTags(tx, story.id, current.filter((tagId) => !wanted.includes(tagId)));
+  linkTags(tx, story.id, wanted.filter((tagId) => !current.includes(tagId)));
+  const released = existing !== undefined && existing.coverPath !== prepared.coverPath ? existing.coverPath : null;
+  return { notes, released, countsDone: true };
+}
+
+/**
+ * A reading position, for a story the library has: the newer of the library's and the
+ * archive's wins (reading moves on, and a restore must not take a reader back). Returns false
+ * when the story is not in the library.
+ */
+export function restoreProgress(tx: Tx, row: ArchiveProgress): boolean {
+  if (tx.select({ id: stories.id }).from(stories).where(eq(stories.id, row.storyId)).get() === undefined) return false;
+  const current = findProgress(tx, row.storyId);
+  if (current === undefined || current.updatedAt < row.updatedAt) saveProgressRow(tx, row);
+  return true;
+}
