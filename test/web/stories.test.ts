@@ -242,3 +242,16 @@ t.test('read label', async (t) => {
   t.equal(readLabel({ storyId: MISSING_ID, progress: 0.427, position: '3', updatedAt: '2024-01-01T00:00:00.000Z' }), 'Continue (42 %)');
   t.equal(readLabel({ storyId: MISSING_ID, progress: 1, position: '3', updatedAt: '2024-01-01T00:00:00.000Z' }), 'Read again');
 });
+
+t.test('the story page offers its EPUB, and the link downloads the book with the login cookie', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  const story = await createStory(ctx, { title: 'Lighthouse', contentHtml: '<p>One.</p><p>Two.</p>' });
+  const html = parseHtml((await ctx.page(`/stories/${story.id}`)).body);
+  const href = html.attr('a[download]', 'href');
+  t.equal(href, `/api/stories/${story.id}/epub`);
+  t.equal(html.text('a[download]'), 'Download EPUB');
+  const book = await ctx.get(href!);
+  t.equal(book.statusCode, 200);
+  t.equal(book.headers['content-type'], 'application/epub+zip');
+  t.equal(book.rawPayload.subarray(30, 38).toString('latin1'), 'mimetype', 'a ZIP whose first entry is the EPUB mimetype');
+});

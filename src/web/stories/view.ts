@@ -46,6 +46,8 @@ export interface StoryPageView extends PageModel {
   readHref: string;
   /** "Read" or "Continue (42 %)". */
   readLabel: string;
+  /** The API's EPUB of this story: the same deterministic file the OPDS catalog serves. */
+  epubHref: string;
   editHref: string;
   deleteHref: string;
   ratingAction: string;
@@ -151,6 +153,7 @@ export function storyPageView(story: StoryDto, progress: ReadingProgressDto | un
     ratings: [1, 2, 3, 4, 5],
     readHref: `${href}/read`,
     readLabel: readLabel(progress),
+    epubHref: `/api/stories/${story.id}/epub`,
     editHref: `${href}/edit`,
     deleteHref: `${href}/delete`,
     ratingAction: `${href}/rating`,
