@@ -87,7 +87,10 @@ export class EmbeddedSearchEngine implements SearchEngine {
         this.termsAgain = false;
         // A rebuild empties the index first: refreshing meanwhile would drop most terms. It asks again when done.
         if (rebuildProgress(this.db) !== undefined) return;
-        await refreshSearchTerms(this.db, { stopped: () => this.stopping || rebuildProgress(this.db) !== undefined });
+        await refreshSearchTerms(this.db, {
+          stopped: () => this.stopping || rebuildProgress(this.db) !== undefined,
+          readChunk: (after, size) => this.read('vocabChunk', after, size),
+        });
       } while (this.termsAgain && !this.stopping);
     };
     this.termsRefresh = run()

@@ -13,12 +13,14 @@ import type { AuthorSearchRequest, StorySearchRequest } from '../engine.js';
 import { findAuthors } from './authors.js';
 import { findStories } from './stories.js';
 import { suggest } from './suggestions.js';
+import { readVocabChunk } from './terms.js';
 
 export function embeddedReads(db: Db) {
   return {
     searchStories: (request: StorySearchRequest) => findStories(db, request),
     searchAuthors: (request: AuthorSearchRequest) => findAuthors(db, request),
     suggest: (text: string, limit: number) => suggest(sqliteClient(db), text, limit),
+    vocabChunk: (after: string, size: number) => readVocabChunk(db, after, size),
   };
 }
 

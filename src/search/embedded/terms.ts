@@ -35,12 +35,29 @@ const statementsFor = defineStatements((client: Database.Database) => ({
   countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
 }));
 
-const vocabStatementsFor = defineStatements((client: Database.Database) => {
+/** Reads need only the vocabulary table, which a read-only connection may create (it lives in `temp`). */
+const vocabReadFor = defineStatements((client: Database.Database) => {
   client.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${VOCAB} USING fts5vocab(main, stories_fts, row)`);
+  return client.prepare<{ after: string; size: number }, VocabRow>(`SELECT term, doc AS docs FROM ${VOCAB} WHERE term > @after ORDER BY term LIMIT @size`);
+});
+
+export interface VocabRow {
+  term: string;
+  docs: number;
+}
+
+/**
+ * The next `size` terms of the story index's vocabulary after `after`, with their document
+ * counts. The costly half of a refresh (FTS5 walks each term's document list): a search-pool
+ * read (./reads.ts), so it runs off the event loop. At 100,000 stories a chunk of 10,000 took up
+ * to 575 ms, 2.7 s for the 7 chunks (docs/performance.md, "Typo tolerance and facets").
+ */
+export function readVocabChunk(db: Db, after: string, size: number): VocabRow[] {
+  return vocabReadFor(sqliteClient(db)).all({ after, size });
+}
+
+const vocabStatementsFor = defineStatements((client: Database.Database) => {
   return {
-    chunk: client.prepare<{ after: string; size: number }, { term: string; docs: number }>(
-      `SELECT term, doc AS docs FROM ${VOCAB} WHERE term > @after ORDER BY term LIMIT @size`,
-    ),
     upsert: client.prepare<{ term: string; docs: number }>(
       'INSERT INTO search_terms (term, docs) VALUES (@term, @docs) ON CONFLICT (term) DO UPDATE SET docs = excluded.docs WHERE docs <> excluded.docs',
     ),
@@ -91,21 +108,27 @@ export interface RefreshOptions {
   /** Checked between chunks: true stops the refresh (what is done stays; the rest is as it was). */
   stopped?: () => boolean;
   chunkSize?: number;
+  /** Where a chunk of the vocabulary is read: the search pool, or in process (the default). */
+  readChunk?: (after: string, size: number) => Promise<VocabRow[]> | VocabRow[];
 }
 
 /**
  * Brings `search_terms` in line with the story index's vocabulary (see the file comment): terms of
  * four letters or more with their document counts. Resolves to false when stopped early.
  */
-export async function refreshSearchTerms(db: Db, { stopped = () => false, chunkSize = TERMS_CHUNK }: RefreshOptions = {}): Promise<boolean> {
+export async function refreshSearchTerms(db: Db, options: RefreshOptions = {}): Promise<boolean> {
+  const { stopped = () => false, chunkSize = TERMS_CHUNK, readChunk = (after, size) => readVocabChunk(db, after, size) } = options;
   const client = sqliteClient(db);
   const v = vocabStatementsFor(client);
   writesSinceRefresh.set(client, 0);
   for (let after = ''; ; ) {
     await new Promise((resolve) => setImmediate(resolve));
     if (stopped()) return false;
+    // Read outside the write: a term added meanwhile waits for the next refresh (or came in
+    // already by the sync step, for names); the upsert of the chunk is ~10 ms on the loop.
+    const rows = await readChunk(after, chunkSize);
+    if (stopped()) return false;
     const { last, full } = bookkeepingTransaction(db, () => {
-      const rows = v.chunk.all({ after, size: chunkSize });
       const kept = rows.filter((row) => correctable(row.term));
       for (const row of kept) v.upsert.run(row);
       const end = rows.length < chunkSize ? null : (rows[rows.length - 1] as { term: string }).term;
