@@ -64,6 +64,7 @@ export class EmbeddedSearchEngine implements SearchEngine {
    * due (an empty table in a library with stories), then a check every minute.
    */
   start(): void {
+    if (this.stopping) return;
     this.refreshTermsIfDue();
     this.termsTimer = setInterval(() => this.refreshTermsIfDue(), this.options.termsCheckMs ?? TERMS_CHECK_MS);
     this.termsTimer.unref();
