@@ -2,12 +2,11 @@
  * The parser worker seen from the main thread: one worker thread per running import, started on
  * first use, each request answered in turn (docs/decisions.md, "File import").
  *
- * The worker's module is the sibling `parser-worker` file with this file's own extension: `.js`
- * in the built server (dist/src/import/), `.ts` under tsx in tests and `npm run dev`. Node 20
- * does not hand the parent's `--import=tsx` loader to worker threads, so a small CommonJS
- * bootstrap registers tsx inside the worker first when the source is TypeScript.
+ * The worker's module is the sibling `parser-worker`, started by src/lib/module-worker.ts (the
+ * built `.js`, or the `.ts` under tsx).
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../lib/module-worker.js';
 import type { ParseResult } from './parse.js';
 
 /** One request may take this long (a 100 MiB EPUB on a slow machine); then the worker is replaced. */
@@ -21,21 +20,6 @@ export type ParserRequest =
 export type ParserResponse = { id: number; value: unknown } | { id: number; error: string };
 
 type Request = ParserRequest extends infer R ? (R extends ParserRequest ? Omit<R, 'id'> : never) : never;
-
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsx !== undefined) (await import(workerData.tsx)).register();
-  await import(workerData.entry);
-})().catch((error) => { throw error; });
-`;
-
-function workerData(): { entry: string; tsx?: string } {
-  const typescript = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./parser-worker.${typescript ? 'ts' : 'js'}`, import.meta.url).href;
-  if (!typescript) return { entry };
-  return { entry, tsx: import.meta.resolve('tsx/esm/api') };
-}
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -70,7 +54,7 @@ export class ParserClient {
   }
 
   private start(): Worker {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: workerData() });
+    const worker = startModuleWorker(import.meta.url, './parser-worker.js');
     worker.on('message', (response: ParserResponse) => {
       const pending = this.pending.get(response.id);
       this.pending.delete(response.id);

@@ -30,6 +30,13 @@ export function entryPoint(file: string): string[] {
   return buildIsCurrent() ? [path.join(ROOT, 'dist', file.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', path.join(ROOT, file)];
 }
 
+/**
+ * The node flags `npm start` runs the server with (package.json, "start"), so a process test
+ * starts what users start: worker threads must not pass V8 flags such as this one on explicitly
+ * (Node refuses them with ERR_WORKER_INVALID_EXEC_ARGV; src/lib/module-worker.ts).
+ */
+const START_FLAGS = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start.split(' ').filter((word: string) => word.startsWith('--')) as string[];
+
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>` */
   origin: string;
@@ -45,7 +52,7 @@ export interface ServerProcess {
  * waits for its "serving" line. Killed at teardown if still running.
  */
 export async function startServer(t: Test, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, entryPoint('src/server.ts'), {
+  const child = spawn(process.execPath, [...START_FLAGS, ...entryPoint('src/server.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,8 @@
  * `extract-worker.js` next to this module; under tsx (the tests, `npm run dev`) it is the `.ts`
  * file and the worker loads tsx itself.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../lib/module-worker.js';
 import { HttpError } from '../../errors.js';
 import type { ExtractedStory } from '../html-story.js';
 import { importsBusy } from './errors.js';
@@ -48,13 +49,6 @@ interface Slot {
 
 function tooComplex(reason: string): HttpError {
   return new HttpError(422, 'The page could not be processed', { url: reason });
-}
-
-function workerFile(): { url: URL; execArgv: string[] } {
-  const typescript = import.meta.url.endsWith('.ts');
-  const url = new URL(typescript ? './extract-worker.ts' : './extract-worker.js', import.meta.url);
-  const loadsTsx = process.execArgv.some((arg) => /^--(import|loader)=?tsx/.test(arg) || arg === 'tsx');
-  return { url, execArgv: typescript && !loadsTsx ? [...process.execArgv, '--import', 'tsx'] : process.execArgv };
 }
 
 export class ExtractPool {
@@ -102,8 +96,7 @@ export class ExtractPool {
   }
 
   #start(): Slot {
-    const { url, execArgv } = workerFile();
-    const worker = new Worker(url, { execArgv, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = startModuleWorker(import.meta.url, './extract-worker.js', { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     const slot: Slot = { worker, busy: undefined, timer: undefined };
     worker.on('message', (reply: ExtractReply) => {
       const pending = slot.busy;
