@@ -447,10 +447,13 @@ function hostileMultipart(route: Route, rng: Random, base: (label: string, reque
     [2, () => ({ label: 'file under another name', parts: [{ name: 'upload', data: img.png() }] })],
     [3, () => {
       const [label, data] = rng.pick([['gif', img.gif()], ['svg', img.svg()], ['html', img.html()], ['polyglot', img.pngHeaderPolyglot()], ['text', img.text()], ['empty', Buffer.alloc(0)], ['truncated png', img.png().subarray(0, 30)]] as const);
-      return { label: `a ${label} as the image`, parts: [{ name: fileField, data, filename: 'x.png', contentType: 'image/png' }], expected: route.method === 'PUT' ? undefined : [415, 404] };
+      // The archive route reads any upload as a ZIP and refuses what is not one with a 400 naming `file`.
+      const expected = route.method === 'PUT' ? undefined : route.url.endsWith('/import/archive') ? [400] : [415, 404];
+      return { label: `a ${label} as the image`, parts: [{ name: fileField, data, filename: 'x.png', contentType: 'image/png' }], expected };
     }],
-    // The import route takes files up to 100 MiB, but not as `upload.bin`: its answer is 415.
-    [1, () => ({ label: 'an image one byte over 5 MiB', parts: [{ name: fileField, data: img.pngOfSize(5 * 1024 * 1024 + 1) }], expected: route.url.endsWith('/import/files') ? [415] : [413, 404] })],
+    // The import route takes files up to 100 MiB, but not as `upload.bin`: its answer is 415; the
+    // archive route takes 2 GiB, and a PNG is not a ZIP: 400.
+    [1, () => ({ label: 'an image one byte over 5 MiB', parts: [{ name: fileField, data: img.pngOfSize(5 * 1024 * 1024 + 1) }], expected: route.url.endsWith('/import/files') ? [415] : route.url.endsWith('/import/archive') ? [400] : [413, 404] })],
     [1, () => ({ label: 'two images', parts: [{ name: fileField, data: img.png() }, { name: fileField, data: img.jpeg() }] })],
     [1, () => ({ label: '200 fields', parts: Array.from({ length: 200 }, (_, n) => ({ name: `f${n}`, value: 'x' })) })],
     [1, () => ({ label: 'a 100 KB field', parts: [{ name: 'notes', value: 'n'.repeat(100_000) }, { name: fileField, data: img.png() }] })],
