@@ -94,7 +94,13 @@ export class DeviceTokens {
     const last = this.touched.get(row.id) ?? 0;
     if (now - last >= TOUCH_INTERVAL_MS) {
       this.touched.set(row.id, now);
-      touchToken(this.db, row.id, new Date(now).toISOString());
+      try {
+        touchToken(this.db, row.id, new Date(now).toISOString());
+      } catch {
+        // A stamp is bookkeeping: a busy database (a checkpoint holding the write lock past the
+        // busy timeout) must not turn the device's read into a 500. The next minute retries.
+        this.touched.delete(row.id);
+      }
     }
     return { id: row.id, name: row.name, scopes: parseScopes(row.scopes) };
   }
