@@ -89,6 +89,8 @@ export class JobRunner {
   private current: Current | undefined;
   private loop: Promise<void> | undefined;
   private started = false;
+  /** A job was queued while the loop ran: it must look at the queue once more before it ends. */
+  private kickedMeanwhile = false;
   private stopping = false;
 
   constructor(
@@ -165,7 +167,13 @@ export class JobRunner {
   }
 
   private kick(): void {
-    if (!this.started || this.stopping || this.loop !== undefined) return;
+    if (!this.started || this.stopping) return;
+    if (this.loop !== undefined) {
+      // The loop may already have found the queue empty and be about to end: it looks again.
+      this.kickedMeanwhile = true;
+      return;
+    }
+    this.kickedMeanwhile = false;
     // After the current request has been answered: a job never runs inside the call that queued it.
     this.loop = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.drain())
@@ -174,6 +182,7 @@ export class JobRunner {
       .catch((error: unknown) => this.log.error({ err: error }, 'the job runner stopped on an error'))
       .finally(() => {
         this.loop = undefined;
+        if (this.kickedMeanwhile) this.kick();
       });
   }
 
