@@ -6,6 +6,7 @@
  * the server's time zone cannot change the bytes. Same entries, same bytes: KOReader's hash of
  * the file then names one version of the book.
  */
+import { buffer } from 'node:stream/consumers';
 import yazl from 'yazl';
 
 export interface ZipEntry {
@@ -32,10 +33,5 @@ export function zipEntries(entries: readonly ZipEntry[], stamp: string): Promise
     zip.addBuffer(entry.bytes, entry.name, entry.compress ? { mtime, forceDosTimestamp: true, compressionLevel: DEFLATE_LEVEL } : { mtime, forceDosTimestamp: true, compress: false });
   }
   zip.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    zip.outputStream.on('error', reject);
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
+  return buffer(zip.outputStream);
 }

@@ -1,4 +1,5 @@
 /** Files to import, built in memory (ZIP archives and EPUBs with yazl), and waiting for a job. */
+import { buffer } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import yazl from 'yazl';
 import type { JobDto } from '../../src/schemas/job.js';
@@ -22,12 +23,7 @@ export function zipOf(entries: readonly ZipEntry[]): Promise<Buffer> {
     zip.addBuffer(data, entry.name, { compress: entry.store !== true, mtime: new Date(0), ...(entry.mode === undefined ? {} : { mode: entry.mode }) });
   }
   zip.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    zip.outputStream.on('error', reject);
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
+  return buffer(zip.outputStream);
 }
 
 export interface EpubOptions {
