@@ -1,5 +1,5 @@
-import { and, asc, count, eq, inArray, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { defineStatements } from '../db/statements.js';
+import { and, asc, count, eq, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
@@ -106,17 +106,20 @@ export function deleteAuthorRow(db: DbOrTx, id: string): AuthorRow | undefined {
   return db.delete(authors).where(eq(authors.id, id)).returning().get();
 }
 
+const urlsOfAuthors = defineStatements((db: DbOrTx) =>
+  db
+    .select({ authorId: authorUrls.authorId, url: authorUrls.url })
+    .from(authorUrls)
+    .where(sql`${authorUrls.authorId} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
+    .orderBy(asc(authorUrls.authorId), asc(authorUrls.position))
+    .prepare(),
+);
+
 /** The URLs of each given author in insertion order, in one query (no N+1 on list pages). */
 export function findAuthorUrls(db: DbOrTx, authorIds: readonly string[]): Map<string, string[]> {
   const byAuthor = new Map<string, string[]>(authorIds.map((id) => [id, []]));
   if (authorIds.length === 0) return byAuthor;
-  const rows = db
-    .select({ authorId: authorUrls.authorId, url: authorUrls.url })
-    .from(authorUrls)
-    .where(inArray(authorUrls.authorId, [...authorIds]))
-    .orderBy(asc(authorUrls.authorId), asc(authorUrls.position))
-    .all();
-  for (const row of rows) byAuthor.get(row.authorId)?.push(row.url);
+  for (const row of urlsOfAuthors(db).all({ ids: JSON.stringify(authorIds) })) byAuthor.get(row.authorId)?.push(row.url);
   return byAuthor;
 }
 
@@ -155,6 +158,31 @@ export interface AuthorListFilter {
 }
 
 /**
+ * The statements of one shape of author page (sort, direction, with or without a name filter),
+ * prepared once per connection: an authors page built its Drizzle queries on every request, and
+ * preparing them was a fifth of the page's CPU in a profile at 100,000 stories
+ * (docs/performance.md, "Where each miss goes").
+ */
+const authorPageShapes = defineStatementShapes();
+
+function authorPageStatements(db: DbOrTx, sortBy: AuthorSortKey, direction: SortDirection, filtered: boolean) {
+  return authorPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
+    const where = filtered ? sql`${authors.nameKey} LIKE ${sql.placeholder('pattern')} ESCAPE '\\'` : undefined;
+    return {
+      seqs: db
+        .select({ seq: authors.seq })
+        .from(authors)
+        .where(where)
+        .orderBy(...authorOrder(sortBy, direction))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      total: db.select({ total: count() }).from(authors).where(where).prepare(),
+    };
+  });
+}
+
+/**
  * One page of authors and the total. A deferred join (docs/performance.md, "Measured facts the
  * code relies on"): the page's `seq`s
  * are read from the sort index first (every index carries the rowid, so that read is covered),
@@ -167,28 +195,25 @@ export function listAuthors(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: AuthorRow[]; total: number } {
-  const where = filter.nameContains === undefined ? undefined : sql`${authors.nameKey} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
-  const seqs = db
-    .select({ seq: authors.seq })
-    .from(authors)
-    .where(where)
-    .orderBy(...authorOrder(sortBy, direction))
-    .limit(window.limit)
-    .offset(window.offset)
-    .all()
-    .map((row) => row.seq);
-  const total = db.select({ total: count() }).from(authors).where(where).get()?.total ?? 0;
+  const statements = authorPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
+  const pattern = filter.nameContains === undefined ? {} : { pattern: likeContains(filter.nameContains) };
+  const seqs = statements.seqs.all({ ...pattern, limit: window.limit, offset: window.offset }).map((row) => row.seq);
+  const total = statements.total.get(pattern)?.total ?? 0;
   return { rows: findAuthorsBySeqs(db, seqs), total };
 }
+
+const authorsBySeqs = defineStatements((db: DbOrTx) =>
+  db
+    .select()
+    .from(authors)
+    .where(sql`${authors.seq} IN (SELECT value FROM json_each(${sql.placeholder('seqs')}))`)
+    .prepare(),
+);
 
 /** The rows for `seqs`, in the order of `seqs`. */
 function findAuthorsBySeqs(db: DbOrTx, seqs: readonly number[]): AuthorRow[] {
   if (seqs.length === 0) return [];
-  const rows = db
-    .select()
-    .from(authors)
-    .where(inArray(authors.seq, [...seqs]))
-    .all();
+  const rows = authorsBySeqs(db).all({ seqs: JSON.stringify(seqs) });
   const bySeq = new Map(rows.map((row) => [row.seq, row]));
   return seqs.flatMap((seq) => bySeq.get(seq) ?? []);
 }
