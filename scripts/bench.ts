@@ -431,7 +431,7 @@ async function main(): Promise<void> {
       ...(recall === undefined ? {} : { recall }),
       ...(weights === undefined ? {} : { weights }),
       targets: [
-        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs),
+        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall),
         ...(weightsError === undefined ? [] : [{ name: 'page weights: every page answers 200', target: 'all 14 pages', measured: weightsError, met: false }]),
       ],
     };

@@ -5,7 +5,7 @@
  */
 import type { Figures } from './load.js';
 import type { PageWeights } from './page-weights.js';
-import type { RecallResult } from './recall.js';
+import { FUZZY_ADDED_P99_MAX_MS, type RecallResult } from './recall.js';
 import type { TargetCheck } from './scenarios.js';
 
 export interface ScenarioResult {
@@ -89,6 +89,7 @@ export function targetLines(
   weights: PageWeights | undefined,
   peakRssMiB: number,
   startupMs: number,
+  recall?: RecallResult,
 ): TargetLine[] {
   const lines: TargetLine[] = [];
   for (const s of results) {
@@ -103,6 +104,15 @@ export function targetLines(
       target: `p99 <= ${mixed.maxReadP99Ms} ms (${mixed.connectionsEach} conn. + ${mixed.connectionsEach} searching)`,
       measured: `${ms(mixed.reads.p99)} ms`,
       met: mixed.reads.p99 <= mixed.maxReadP99Ms,
+    });
+  }
+  if (recall !== undefined) {
+    lines.push({ name: 'typo recall', target: '>= 95 % of one-edit misspellings', measured: pct(recall.found, recall.cases), met: recall.found >= 0.95 * recall.cases });
+    lines.push({
+      name: 'typo tolerance: added p99 of a misspelling over its word (1 conn.)',
+      target: `<= ${FUZZY_ADDED_P99_MAX_MS} ms`,
+      measured: `${ms(recall.latency.addedP99)} ms`,
+      met: recall.latency.addedP99 <= FUZZY_ADDED_P99_MAX_MS,
     });
   }
   const first = results.find((s) => s.id === 'list-first');
@@ -176,6 +186,14 @@ export function markdown(report: Report): string {
     lines.push(`| all | ${r.cases} | ${r.found} | ${pct(r.found, r.cases)} |`);
     for (const [edit, figures] of Object.entries(r.byEdit)) lines.push(`| ${edit} | ${figures.cases} | ${figures.found} | ${pct(figures.found, figures.cases)} |`);
     lines.push(`| edit on the first letter | ${r.firstLetter.cases} | ${r.firstLetter.found} | ${pct(r.firstLetter.found, r.firstLetter.cases)} |`);
+    lines.push('');
+    lines.push(`What tolerance adds: each misspelling and its word searched once more (default page size, 1 connection, alternating which goes first):`);
+    lines.push('');
+    lines.push('| query | p50 ms | p99 ms |');
+    lines.push('|---|---|---|');
+    lines.push(`| the word, spelled right | ${ms(r.latency.word.p50)} | ${ms(r.latency.word.p99)} |`);
+    lines.push(`| its misspelling (no exact match, then the corrections) | ${ms(r.latency.typo.p50)} | ${ms(r.latency.typo.p99)} |`);
+    lines.push(`| added | ${ms(r.latency.typo.p50 - r.latency.word.p50)} | ${ms(r.latency.addedP99)} |`);
   }
   if (report.weights !== undefined) {
     const w = report.weights;

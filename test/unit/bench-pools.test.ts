@@ -218,4 +218,23 @@ t.test('targets: PASS and MISS by the figure each reads', async (t) => {
       ['start-up to first answer', false],
     ],
   );
+  const edits = { cases: 250, found: 240 };
+  const recall = {
+    cases: 1000,
+    found: 960,
+    byEdit: { deletion: edits, insertion: edits, substitution: edits, transposition: edits },
+    firstLetter: { cases: 100, found: 90 },
+    failed: 0,
+    latency: { typo: { p50: 9, p99: 30 }, word: { p50: 8, p99: 18 }, addedP99: 12 },
+    seconds: 40,
+  };
+  t.same(
+    targetLines([], undefined, undefined, 200, 800, recall).map((line) => [line.name, line.measured, line.met]),
+    [
+      ['typo recall', '96.0 %', true],
+      ['typo tolerance: added p99 of a misspelling over its word (1 conn.)', '12.0 ms', false],
+      ['peak RSS of the server', '210 MB', true],
+      ['start-up to first answer', '800 ms', true],
+    ],
+  );
 });
