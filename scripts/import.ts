@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
 import { folderImportHandler, IMPORT_FOLDER_KIND, type ImportFile, type ImportParams } from '../src/import/job.js';
-import { formatOf } from '../src/import/parse.js';
+import { formatOf } from '../src/import/formats.js';
 import { findJob, unfinishedJobsOfKind } from '../src/jobs/repository.js';
 import { JobRunner } from '../src/jobs/runner.js';
 import { pendingMigrations } from '../src/plugins/db-migrate.js';

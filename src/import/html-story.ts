@@ -12,9 +12,7 @@
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-
-/** The scheme of an image placeholder in `contentHtml`. */
-export const IMAGE_PLACEHOLDER = 'storyshelf-import:';
+import { IMAGE_PLACEHOLDER } from './image-placeholder.js';
 
 export interface ExtractedStory {
   title: string;

@@ -15,7 +15,8 @@ import { jobFolder } from '../jobs/folders.js';
 import type { JobContext, JobHandler } from '../jobs/runner.js';
 import { insertNewStory } from '../stories/service.js';
 import { findStoryIdBySourceUrl } from '../stories/repository.js';
-import { formatOf, type ParseResult } from './parse.js';
+import { formatOf } from './formats.js';
+import type { ParseResult } from './parse.js';
 import { ParserClient } from './parser-client.js';
 import { storyInputOf } from './story-input.js';
 

@@ -10,22 +10,10 @@ import path from 'node:path';
 import { decodeBuffer } from 'encoding-sniffer';
 import { deriveStoryText, type StoryText } from '../html/story-text.js';
 import { parseEpub } from './epub.js';
+import { BOOK_FILE_MAX, formatOf, TEXT_FILE_MAX, type ImportFormat } from './formats.js';
 import type { RawStory } from './raw-story.js';
 import { parseHtmlFile, parseMarkdownFile, parseTextFile } from './text-formats.js';
 import { openZip, type OpenedZip } from './zip.js';
-
-export const IMPORT_FORMATS = { '.html': 'html', '.htm': 'html', '.xhtml': 'html', '.txt': 'txt', '.md': 'md', '.markdown': 'md', '.epub': 'epub', '.zip': 'zip' } as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[keyof typeof IMPORT_FORMATS];
-
-/** An HTML, text or Markdown story file at most (as large as the largest JSON body the API takes). */
-export const TEXT_FILE_MAX = 16 * 1024 * 1024;
-/** An EPUB or ZIP file at most, uploaded or inside an archive. */
-export const BOOK_FILE_MAX = 100 * 1024 * 1024;
-
-/** The format of a file by its extension; undefined when it is not one the importer reads. */
-export function formatOf(name: string): ImportFormat | undefined {
-  return (IMPORT_FORMATS as Record<string, ImportFormat>)[path.extname(name).toLowerCase()];
-}
 
 export interface ParsedStory extends Omit<RawStory, 'html'> {
   /** The title found in the file, else the file name without its extension. */

@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { invalidField, TooLarge, UnsupportedType } from '../errors.js';
 import { asClientError, drain } from '../images/upload.js';
 import type { ImportFile } from './job.js';
-import { BOOK_FILE_MAX, formatOf } from './parse.js';
+import { BOOK_FILE_MAX, formatOf } from './formats.js';
 
 export const UPLOAD_FILES_MAX = 100;
 export const UPLOAD_BYTES_MAX = 512 * 1024 * 1024;

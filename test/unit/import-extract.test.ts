@@ -1,6 +1,7 @@
 import t from 'tap';
 import { decodeHtml } from '../../src/import/decode-html.js';
-import { extractStory, IMAGE_PLACEHOLDER, withoutSiteName } from '../../src/import/html-story.js';
+import { extractStory, withoutSiteName } from '../../src/import/html-story.js';
+import { IMAGE_PLACEHOLDER } from '../../src/import/image-placeholder.js';
 import { storyParagraphs } from '../helpers/fixture-site.js';
 
 const TEXT = storyParagraphs(['rain', 'on', 'the', 'harbour', 'roofs', 'woke', 'the', 'town']);

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { HttpError } from '../../errors.js';
 import { imageUrl } from '../../images/image-path.js';
 import { MAX_IMAGE_BYTES, type ImageStore } from '../../images/store.js';
-import { IMAGE_PLACEHOLDER } from '../html-story.js';
+import { IMAGE_PLACEHOLDER } from '../image-placeholder.js';
 import type { ImportAllowList } from './destination.js';
 import { fetchResource } from './fetch.js';
 
