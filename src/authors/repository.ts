@@ -1,9 +1,10 @@
 import { and, asc, count, eq, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { nameKeyContains, nameKeyContainsParams } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
-import { cleanName, likeContains, nameKey } from '../lib/names.js';
+import { cleanName, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorSortKey } from '../schemas/author.js';
 
@@ -35,8 +36,10 @@ function authorOrder(sortBy: AuthorSortKey, direction: SortDirection): SQL[] {
   return [sql`${SORT_KEYS[sortBy]} ${dir} nulls last`, sql`${authors.id} ${dir}`];
 }
 
+const byId = defineStatements((db: DbOrTx) => db.select().from(authors).where(eq(authors.id, sql.placeholder('id'))).prepare());
+
 export function findAuthorById(db: DbOrTx, id: string): AuthorRow | undefined {
-  return db.select().from(authors).where(eq(authors.id, id)).get();
+  return byId(db).get({ id });
 }
 
 const byNameKey = defineStatements((db: DbOrTx) => db.select().from(authors).where(eq(authors.nameKey, sql.placeholder('key'))).prepare());
@@ -167,7 +170,7 @@ const authorPageShapes = defineStatementShapes();
 
 function authorPageStatements(db: DbOrTx, sortBy: AuthorSortKey, direction: SortDirection, filtered: boolean) {
   return authorPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
-    const where = filtered ? sql`${authors.nameKey} LIKE ${sql.placeholder('pattern')} ESCAPE '\\'` : undefined;
+    const where = nameKeyContains(authors.nameKey, filtered);
     return {
       seqs: db
         .select({ seq: authors.seq })
@@ -196,7 +199,7 @@ export function listAuthors(
   window: { limit: number; offset: number },
 ): { rows: AuthorRow[]; total: number } {
   const statements = authorPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
-  const pattern = filter.nameContains === undefined ? {} : { pattern: likeContains(filter.nameContains) };
+  const pattern = nameKeyContainsParams(filter.nameContains);
   const seqs = statements.seqs.all({ ...pattern, limit: window.limit, offset: window.offset }).map((row) => row.seq);
   const total = statements.total.get(pattern)?.total ?? 0;
   return { rows: findAuthorsBySeqs(db, seqs), total };

@@ -1,9 +1,10 @@
 import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
-import { defineStatements } from '../db/statements.js';
+import { nameKeyContains, nameKeyContainsParams } from '../db/name-filter.js';
+import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { Db, DbOrTx } from '../db/open.js';
 import { series, type SeriesRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
-import { cleanName, likeContains, nameKey } from '../lib/names.js';
+import { cleanName, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { SeriesSortKey } from '../schemas/series.js';
 
@@ -15,8 +16,10 @@ function seriesOrder(sortBy: SeriesSortKey, direction: SortDirection): SQL[] {
   return [by(SORT_COLUMNS[sortBy]), by(series.id)];
 }
 
+const byId = defineStatements((db: DbOrTx) => db.select().from(series).where(eq(series.id, sql.placeholder('id'))).prepare());
+
 export function findSeriesById(db: DbOrTx, id: string): SeriesRow | undefined {
-  return db.select().from(series).where(eq(series.id, id)).get();
+  return byId(db).get({ id });
 }
 
 const byNameKey = defineStatements((db: DbOrTx) => db.select().from(series).where(eq(series.nameKey, sql.placeholder('key'))).prepare());
@@ -75,6 +78,26 @@ export interface SeriesListFilter {
   nameContains?: string;
 }
 
+/** The statements of one shape of series page (sort, direction, name filter), prepared once per connection. */
+const seriesPageShapes = defineStatementShapes();
+
+function seriesPageStatements(db: DbOrTx, sortBy: SeriesSortKey, direction: SortDirection, filtered: boolean) {
+  return seriesPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
+    const where = nameKeyContains(series.nameKey, filtered);
+    return {
+      rows: db
+        .select()
+        .from(series)
+        .where(where)
+        .orderBy(...seriesOrder(sortBy, direction))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      total: db.select({ total: count() }).from(series).where(where).prepare(),
+    };
+  });
+}
+
 export function listSeries(
   db: DbOrTx,
   filter: SeriesListFilter,
@@ -82,16 +105,10 @@ export function listSeries(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: SeriesRow[]; total: number } {
-  const where = filter.nameContains === undefined ? undefined : sql`${series.nameKey} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
-  const rows = db
-    .select()
-    .from(series)
-    .where(where)
-    .orderBy(...seriesOrder(sortBy, direction))
-    .limit(window.limit)
-    .offset(window.offset)
-    .all();
-  const total = db.select({ total: count() }).from(series).where(where).get()?.total ?? 0;
+  const statements = seriesPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
+  const pattern = nameKeyContainsParams(filter.nameContains);
+  const rows = statements.rows.all({ ...pattern, limit: window.limit, offset: window.offset });
+  const total = statements.total.get(pattern)?.total ?? 0;
   return { rows, total };
 }
 

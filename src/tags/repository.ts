@@ -1,9 +1,10 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { defineStatements } from '../db/statements.js';
+import { nameKeyContains, nameKeyContainsParams } from '../db/name-filter.js';
+import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
-import { likeContains, likePrefix, nameKey } from '../lib/names.js';
+import { likePrefix, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { TagSortKey } from '../schemas/tag.js';
 
@@ -16,13 +17,17 @@ function tagOrder(sortBy: TagSortKey, direction: SortDirection): SQL[] {
   return [by(SORT_COLUMNS[sortBy]), by(tags.id)];
 }
 
+const byId = defineStatements((db: DbOrTx) => db.select().from(tags).where(eq(tags.id, sql.placeholder('id'))).prepare());
+
 export function findTagById(db: DbOrTx, id: string): TagRow | undefined {
-  return db.select().from(tags).where(eq(tags.id, id)).get();
+  return byId(db).get({ id });
 }
+
+const byNameKey = defineStatements((db: DbOrTx) => db.select().from(tags).where(eq(tags.nameKey, sql.placeholder('key'))).prepare());
 
 /** The tag whose name folds like `name` (docs/decisions.md, "Name keys (case folding)"). */
 export function findTagByName(db: DbOrTx, name: string): TagRow | undefined {
-  return db.select().from(tags).where(eq(tags.nameKey, nameKey(name))).get();
+  return byNameKey(db).get({ key: nameKey(name) });
 }
 
 /** True when another tag (not `exceptId`) already has a name that folds like this one. */
@@ -75,6 +80,26 @@ export interface TagListFilter {
   nameContains?: string;
 }
 
+/** The statements of one shape of tag page (sort, direction, name filter), prepared once per connection. */
+const tagPageShapes = defineStatementShapes();
+
+function tagPageStatements(db: DbOrTx, sortBy: TagSortKey, direction: SortDirection, filtered: boolean) {
+  return tagPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
+    const where = nameKeyContains(tags.nameKey, filtered);
+    return {
+      rows: db
+        .select()
+        .from(tags)
+        .where(where)
+        .orderBy(...tagOrder(sortBy, direction))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      total: db.select({ total: count() }).from(tags).where(where).prepare(),
+    };
+  });
+}
+
 export function listTags(
   db: DbOrTx,
   filter: TagListFilter,
@@ -82,33 +107,35 @@ export function listTags(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: TagRow[]; total: number } {
-  const where = filter.nameContains === undefined ? undefined : sql`${tags.nameKey} LIKE ${likeContains(filter.nameContains)} ESCAPE '\\'`;
-  const rows = db
-    .select()
-    .from(tags)
-    .where(where)
-    .orderBy(...tagOrder(sortBy, direction))
-    .limit(window.limit)
-    .offset(window.offset)
-    .all();
-  const total = db.select({ total: count() }).from(tags).where(where).get()?.total ?? 0;
+  const statements = tagPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
+  const pattern = nameKeyContainsParams(filter.nameContains);
+  const rows = statements.rows.all({ ...pattern, limit: window.limit, offset: window.offset });
+  const total = statements.total.get(pattern)?.total ?? 0;
   return { rows, total };
 }
 
-/** Names whose fold starts with `prefix` (already folded), most used first, then by name (docs/decisions.md, "Lists and pagination"). */
-export function autocompleteTags(db: DbOrTx, prefix: string, limit: number): TagRow[] {
-  return db
+const autocomplete = defineStatements((db: DbOrTx) =>
+  db
     .select()
     .from(tags)
-    .where(sql`${tags.nameKey} LIKE ${likePrefix(prefix)} ESCAPE '\\'`)
+    .where(sql`${tags.nameKey} LIKE ${sql.placeholder('pattern')} ESCAPE '\\'`)
     .orderBy(desc(tags.storyCount), asc(tags.name))
-    .limit(limit)
-    .all();
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/** Names whose fold starts with `prefix` (already folded), most used first, then by name (docs/decisions.md, "Lists and pagination"). */
+export function autocompleteTags(db: DbOrTx, prefix: string, limit: number): TagRow[] {
+  return autocomplete(db).all({ pattern: likePrefix(prefix), limit });
 }
+
+const popular = defineStatements((db: DbOrTx) =>
+  db.select().from(tags).where(gt(tags.storyCount, 0)).orderBy(desc(tags.storyCount), asc(tags.name)).limit(sql.placeholder('limit')).prepare(),
+);
 
 /** Most used first, then by name; only tags some story uses. */
 export function popularTags(db: DbOrTx, limit: number): TagRow[] {
-  return db.select().from(tags).where(gt(tags.storyCount, 0)).orderBy(desc(tags.storyCount), asc(tags.name)).limit(limit).all();
+  return popular(db).all({ limit });
 }
 
 export function unusedTags(db: DbOrTx): TagRow[] {
