@@ -5,6 +5,7 @@
  * while its thread is replaced, and a closed pool leaves no thread behind.
  */
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { threadId } from 'node:worker_threads';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,4 +153,16 @@ t.test('a process that used a pool exits by itself, closed or not, whatever flag
       t.match(result.stdout, /done 1,2/, label);
     }
   }
+});
+
+t.test('a worker lowers its own priority, and only its own (src/lib/thread-priority.ts)', async (t) => {
+  const workers = pool(t, { size: 1 });
+  const before = os.getPriority();
+  const answer = await workers.run<{ lowered: boolean; systemThreadId?: number }>('lowerPriority', [7]);
+  t.equal(answer.lowered, process.platform === 'linux', 'lowered where threads have their own priority (Linux)');
+  if (answer.systemThreadId !== undefined) {
+    t.equal(os.getPriority(answer.systemThreadId), 7, 'the worker thread runs at niceness 7');
+    t.not(answer.systemThreadId, process.pid, 'a thread of its own, not the process');
+  }
+  t.equal(os.getPriority(), before, 'the main thread keeps its priority');
 });

@@ -5,9 +5,17 @@
  */
 import { workerData } from 'node:worker_threads';
 import { openReadOnlyDatabase } from '../../db/open.js';
+import { lowerThreadPriority } from '../../lib/thread-priority.js';
 import { serveWorkerTasks } from '../../lib/worker-pool.js';
 import { embeddedReads } from './reads.js';
 
+/**
+ * A search yields the cores to the event loop when both are busy: with it, story reads beside
+ * common-word searches kept their p99 (docs/performance.md, "Where each miss goes").
+ */
+const SEARCH_THREAD_NICENESS = 10;
+
 const { file } = workerData as { file: string };
+lowerThreadPriority(SEARCH_THREAD_NICENESS);
 const db = openReadOnlyDatabase(file);
 serveWorkerTasks(embeddedReads(db), () => db.$client.close());
