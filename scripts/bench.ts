@@ -8,6 +8,8 @@
  *   BENCH_ONLY=story,search-mid,mixed,recall npm run bench:quick   # some scenarios only
  *   BENCH_CPU_PROF=1 npm run bench:quick               # --cpu-prof the server (bench-results/profiles/)
  *   BENCH_STORIES=20000 BENCH_SECONDS=6 npm run bench  # another size; seconds per side per scenario
+ *   BENCH_SERVER_ENV="SEARCH_WORKERS=0" npm run bench  # more environment for the server (side-by-side runs)
+ *   BENCH_COLD=1 npm run bench                         # do not read the database into the page cache first
  *
  * 1. Seeds a synthetic library (scripts/lib/synthetic-library.ts) through the services' write
  *    path straight into the data folder (no HTTP), unless the folder already holds one of the
@@ -46,6 +48,7 @@ import { DEFAULT_SEED, prng, seedLibrary } from './lib/synthetic-library.js';
 import type { Capture } from './bench/protocol.js';
 import { cpuMs, freePort, HOST, memoryMiB, startChild, stopChild, waitForAnswer, type Child } from './bench/processes.js';
 import { figures, load, loadTogether, type Draw, type DrawnRequest, type Run } from './bench/load.js';
+import { readThrough } from './bench/page-cache.js';
 import { pick } from './bench/pools.js';
 import { probeLibrary, type LibraryPools } from './bench/probe.js';
 import { CREATED_TITLE, scenarios, type MixedScenario, type Scenario } from './bench/scenarios.js';
@@ -64,6 +67,8 @@ const SINGLE_SECONDS = QUICK ? 2 : 5;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY?.split(',').map((id) => id.trim()).filter((id) => id !== '');
 const PROFILE = process.env.BENCH_CPU_PROF === '1';
+/** Skip reading the database through before each scenario (scripts/bench/page-cache.ts). */
+const COLD = process.env.BENCH_COLD === '1';
 const PASSWORD = 'bench-password-not-secret';
 /** Bumped whenever the generator changes what it builds: a kept library of another version is refused. */
 const GENERATOR_VERSION = 1;
@@ -317,6 +322,12 @@ function serverNodeFlags(): string[] {
   return flags.split(/\s+/).filter((flag) => flag !== '');
 }
 
+/** More environment for the server, for side-by-side experiments: BENCH_SERVER_ENV="SEARCH_WORKERS=0 MALLOC_ARENA_MAX=2". */
+function serverEnvironment(): Record<string, string> {
+  const pairs = (process.env.BENCH_SERVER_ENV ?? '').split(/\s+/).filter((pair) => pair.includes('='));
+  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
+
 async function main(): Promise<void> {
   const keep = process.env.BENCH_DATA_DIR;
   const dataDir = path.resolve(keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'storyshelf-bench-')));
@@ -340,7 +351,11 @@ async function main(): Promise<void> {
     const profileDir = path.join(resultsDir, 'profiles');
     const nodeArgs = [...serverNodeFlags(), ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
     const spawnedAt = performance.now();
-    const server = startChild([...nodeArgs, path.join(ROOT, 'dist', 'src', 'server.js')], { DATA_DIR: dataDir, HOST, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }, port);
+    const server = startChild(
+      [...nodeArgs, path.join(ROOT, 'dist', 'src', 'server.js')],
+      { ...serverEnvironment(), DATA_DIR: dataDir, HOST, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' },
+      port,
+    );
     children.push(server);
     serverStarted = true;
     const firstAnswerMs = await waitForAnswer(server, `${server.origin}/healthz`, spawnedAt);
@@ -363,17 +378,23 @@ async function main(): Promise<void> {
       await waitForAnswer(ceiling, `${ceiling.origin}${first?.url ?? '/none'}`, performance.now(), 30_000).catch(() => undefined);
     }
 
+    const databaseFiles = [DATABASE_FILE_NAME, `${DATABASE_FILE_NAME}-wal`].map((name) => path.join(dataDir, name));
+    const warm = () => {
+      if (!COLD) console.log(`    (database read into the page cache in ${readThrough(databaseFiles).toFixed(1)} s)`);
+    };
     const loadAtStart = os.loadavg()[0] ?? 0;
     const results: ScenarioResult[] = [];
     // The creates grow the library: they run last, after the mixed scenario and the recall check.
     const creates = list.filter((scenario) => scenario.method === 'POST');
     for (const scenario of list.filter((item) => item.method !== 'POST')) {
+      warm();
       results.push(await measure(server, ceiling!, scenario, token, samples.get(scenario.id)!));
       logResult(results[results.length - 1]!);
       await settle(server);
     }
     let mixed: MixedResult | undefined;
     if (selected('mixed')) {
+      warm();
       mixed = await measureMixed(server, set.mixed, token);
       await settle(server);
       console.log(
@@ -384,6 +405,7 @@ async function main(): Promise<void> {
     }
     let recall: RecallResult | undefined;
     if (selected('recall')) {
+      warm();
       recall = await checkRecall(server.origin, token, pools.recall);
       console.log(`  recall           ${recall.found} of ${recall.cases} misspellings found their story (${recall.seconds.toFixed(1)} s)`);
     }
@@ -402,6 +424,7 @@ async function main(): Promise<void> {
       }
     }
     for (const scenario of creates) {
+      warm();
       results.push(await measure(server, ceiling!, scenario, token, samples.get(scenario.id)!));
       logResult(results[results.length - 1]!);
     }
@@ -421,7 +444,7 @@ async function main(): Promise<void> {
         // Other work on the machine takes CPU from the server more than from the ceiling: say how busy it was.
         loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
       },
-      settings: { stories: STORIES, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup: WARMUP_SECONDS, single: SINGLE_SECONDS },
+      settings: { stories: STORIES, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup: WARMUP_SECONDS, single: SINGLE_SECONDS, pageCache: COLD ? 'cold' : 'warm' },
       library: { stories: pools.stories, seeded: meta.seeded, dbBytesPerStory: pools.dbBytes / pools.stories, imageBytes: folderBytes(path.join(dataDir, 'images')) },
       startup: { firstAnswerMs, firstListPageMs },
       peakRssMiB: peakRss,

@@ -38,7 +38,7 @@ export interface Report {
   server: string;
   date: string;
   machine: { cpus: string; memory: string; node: string; sqlite: string; os: string; loadAverage: { start: number; end: number } };
-  settings: { stories: number; connections: number; seconds: number; rounds: number; warmup: number; single: number };
+  settings: { stories: number; connections: number; seconds: number; rounds: number; warmup: number; single: number; pageCache?: 'warm' | 'cold' };
   library: { stories: number; seeded: { seconds: number; storiesPerSecond: number; covers: number; at: string }; dbBytesPerStory: number; imageBytes: number };
   startup: { firstAnswerMs: number; firstListPageMs: number };
   peakRssMiB: number;
@@ -143,7 +143,10 @@ export function markdown(report: Report): string {
   lines.push(
     `${report.library.stories.toLocaleString('en')} stories; every request drawn from the pool shown; autocannon, ${settings.connections} connections, ` +
       `${settings.seconds} s per side per scenario in ${settings.rounds} alternating rounds (server, ceiling) after ${settings.warmup} s of warm-up each; ` +
-      `then ${settings.single} s with 1 connection. Server: \`${report.server}\`.`,
+      `then ${settings.single} s with 1 connection. Server: \`${report.server}\`. ` +
+      (settings.pageCache === 'cold'
+        ? 'The database was left to the OS page cache as earlier scenarios left it (`BENCH_COLD=1`).'
+        : 'The database file was read through before each scenario, so each starts with it in the OS page cache.'),
   );
   if (report.scenarios.length > 0) {
     lines.push('');
