@@ -147,8 +147,19 @@ export const storyTags = sqliteTable(
     tagId: text('tag_id')
       .notNull()
       .references(() => tags.id, { onDelete: 'cascade' }),
+    /**
+     * The story's `created_at`, kept by triggers (drizzle/0013): set when the link is made and
+     * when the story's changes. With the index below, a tag's stories in the default order
+     * (newest first) are one walk of that tag's part of the index, instead of every story's
+     * membership tested while walking the whole library's order (src/stories/page-queries.ts).
+     */
+    storyCreatedAt: text('story_created_at'),
   },
-  (t) => [primaryKey({ columns: [t.storyId, t.tagId] }), index('story_tags_tag_idx').on(t.tagId, t.storyId)],
+  (t) => [
+    primaryKey({ columns: [t.storyId, t.tagId] }),
+    index('story_tags_tag_idx').on(t.tagId, t.storyId),
+    index('story_tags_tag_created_idx').on(t.tagId, t.storyCreatedAt, t.storyId),
+  ],
 );
 
 /**
