@@ -141,6 +141,17 @@ export function scenarios(pools: LibraryPools): ScenarioSet {
   };
 
   const api: Scenario[] = [
+    {
+      // No target: what any logged-in request costs before it does any work (HTTP, routing, the
+      // token check, a tiny answer), the floor under the small answers' ratios below.
+      id: 'floor',
+      label: 'floor: GET /api/auth/verify',
+      method: 'GET',
+      status: 200,
+      pool: 'one URL (no work behind it)',
+      poolSize: 1,
+      draw: () => ({ path: '/api/auth/verify' }),
+    },
     story,
     {
       id: 'list-first',
