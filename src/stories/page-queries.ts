@@ -17,8 +17,9 @@
  * authors/series are walked in name order with their trigger-maintained `story_count` to find
  * which of them the page falls in, and only those few groups' stories are read, by id.
  */
-import { and, asc, count, desc, eq, gt, gte, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableName, gte, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type Database from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import { authors, series, stories, storyTags, tags } from '../db/schema.js';
 import type { SortDirection } from '../lib/pagination.js';
@@ -157,34 +158,60 @@ const GROUPS = {
 } as const;
 type GroupKey = keyof typeof GROUPS;
 
-const groupWindowShapes = defineStatementShapes();
+const groupWalkShapes = defineStatementShapes<Database.Statement>();
 const groupStoryIdShapes = defineStatementShapes();
 
 /**
- * The authors (or series) that hold the stories from position `offset` on, in name order, each
- * with `upto`: how many stories the groups up to and including it hold. At most `limit` groups
- * (every group has at least one story).
+ * The authors (or series) that have stories, in name order, with their trigger-kept
+ * `story_count`: walked row by row from whichever end of the order is nearer the page, so a page
+ * near either end reads a few rows. A running `sum() over (order by name_key)` did the same in one
+ * statement but summed every author each time: 13-29 ms a page at 100,000 stories and 12,156
+ * authors, a third of the first list pages' CPU in the bench (docs/performance.md, "Where each
+ * miss goes").
  */
-function groupWindowStatement(db: Db, key: GroupKey, direction: SortDirection) {
-  return groupWindowShapes(db, `${key}:${direction}`, () => {
-    const { table } = GROUPS[key];
-    const ranked = db
-      .select({
-        id: table.id,
-        storyCount: table.storyCount,
-        upto: sql<number>`sum(${table.storyCount}) over (order by ${table.nameKey} ${sql.raw(direction)})`.as('upto'),
-      })
-      .from(table)
-      .where(gt(table.storyCount, 0))
-      .as('ranked');
-    return db
-      .select()
-      .from(ranked)
-      .where(gt(ranked.upto, sql.placeholder('offset')))
-      .orderBy(asc(ranked.upto))
-      .limit(sql.placeholder('limit'))
-      .prepare();
-  });
+function groupWalk(db: Db, key: GroupKey, direction: SortDirection): Database.Statement<[], { id: string; storyCount: number }> {
+  return groupWalkShapes(db, `${key}:${direction}`, () =>
+    db.$client.prepare(`SELECT id, story_count AS storyCount FROM ${getTableName(GROUPS[key].table)} WHERE story_count > 0 ORDER BY name_key ${direction}`),
+  ) as Database.Statement<[], { id: string; storyCount: number }>;
+}
+
+const groupedStories = defineStatements((db: Db) => ({
+  authorName: db.$client.prepare('SELECT total(story_count) FROM authors').pluck(),
+  seriesName: db.$client.prepare('SELECT total(story_count) FROM series').pluck(),
+}));
+
+interface GroupInWindow {
+  id: string;
+  storyCount: number;
+  /** How many stories the groups before it (in the page's order) hold. */
+  before: number;
+}
+
+/** The groups holding the stories at positions [offset, offset + limit) of the grouped order, in that order. */
+function groupsInWindow(db: Db, key: GroupKey, direction: SortDirection, window: { limit: number; offset: number }): GroupInWindow[] {
+  const end = window.offset + window.limit;
+  const found: GroupInWindow[] = [];
+  const grouped = window.offset === 0 ? Infinity : Number(groupedStories(db)[key].get());
+  if (window.offset >= grouped) return found;
+  if (window.offset <= grouped / 2) {
+    let upto = 0;
+    for (const group of groupWalk(db, key, direction).iterate()) {
+      const before = upto;
+      upto += group.storyCount;
+      if (upto > window.offset) found.push({ ...group, before });
+      if (upto >= end) break;
+    }
+    return found;
+  }
+  // From the far end: the opposite order, each group's place counted back from the end.
+  let fromEnd = 0;
+  for (const group of groupWalk(db, key, direction === 'asc' ? 'desc' : 'asc').iterate()) {
+    fromEnd += group.storyCount;
+    const before = grouped - fromEnd;
+    if (before < end) found.push({ ...group, before });
+    if (before <= window.offset) break;
+  }
+  return found.reverse();
 }
 
 function groupStoryIdsStatement(db: Db, key: GroupKey, direction: SortDirection) {
@@ -203,12 +230,11 @@ function groupStoryIdsStatement(db: Db, key: GroupKey, direction: SortDirection)
 /** The stories that have an author (or series) in name order, then id: group by group. */
 function groupedStoryIds(db: Db, key: GroupKey, direction: SortDirection, window: { limit: number; offset: number }): string[] {
   const ids: string[] = [];
-  for (const group of groupWindowStatement(db, key, direction).all(window)) {
-    const before = group.upto - group.storyCount;
+  for (const group of groupsInWindow(db, key, direction, window)) {
     const rows = groupStoryIdsStatement(db, key, direction).all({
       groupId: group.id,
       limit: window.limit - ids.length,
-      offset: Math.max(0, window.offset - before),
+      offset: Math.max(0, window.offset - group.before),
     });
     for (const row of rows) ids.push(row.id);
     if (ids.length >= window.limit) break;
