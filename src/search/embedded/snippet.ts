@@ -92,8 +92,25 @@ interface Matcher {
   prefixTerm: number;
 }
 
-/** One regex for all query words; group n+1 captures the n-th distinct word. */
+/**
+ * Each query's matcher, built once for the page's rows: building it (the Unicode letter classes,
+ * then V8 compiling the regex) was 8 % of a rare-word search's CPU when it was built per row, 20
+ * times a page (docs/performance.md, "Where each miss goes"). Keyed by the query's terms object,
+ * which one search passes to every row and then lets go.
+ */
+const matchers = new WeakMap<HighlightTerms, Matcher>();
+
 function matcherFor(terms: HighlightTerms): Matcher {
+  let matcher = matchers.get(terms);
+  if (matcher === undefined) {
+    matcher = buildMatcher(terms);
+    matchers.set(terms, matcher);
+  }
+  return matcher;
+}
+
+/** One regex for all query words; group n+1 captures the n-th distinct word. */
+function buildMatcher(terms: HighlightTerms): Matcher {
   const unique = [...new Set(terms.words)];
   const prefixWord = terms.prefix ? terms.words[terms.words.length - 1] : undefined;
   const alternatives = unique.map((word) =>
