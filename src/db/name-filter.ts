@@ -1,9 +1,9 @@
 /**
- * The name filter of the author, tag and series lists (`?name=`: a case-insensitive substring),
- * as a condition with the pattern as a placeholder, so each list's statements are prepared once
- * per shape (sort, direction, filtered or not) rather than built per request: building and
- * preparing them was a fifth of an authors page's CPU at 100,000 stories (docs/performance.md,
- * "Where each miss goes").
+ * The name filter of the author, tag and series name searches (`/search?query=`: a
+ * case-insensitive substring of the name) as a condition with the pattern as a placeholder, so
+ * each list's statements are prepared once per shape (sort, direction, filtered or not) rather
+ * than built per request: building and preparing them was a fifth of an authors page's CPU at
+ * 100,000 stories (docs/performance.md, "Where each miss goes").
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';

@@ -1,7 +1,7 @@
 /**
  * Lowering a worker thread's CPU priority, so that when every core is busy the event loop (which
- * answers the cheap reads: a story, a page of a list) runs first and a long search or import
- * parse waits, rather than the other way round (docs/decisions.md, "Search worker pool").
+ * answers the cheap reads: a story, a page of a list) runs first and a long search waits, rather
+ * than the other way round (docs/decisions.md, "Search worker pool").
  *
  * Linux schedules threads one by one, and `setpriority` given a thread's id changes that thread
  * only; `/proc/thread-self` names the calling thread's id. Elsewhere (or where lowering is
