@@ -5,7 +5,8 @@
  * the EPUB 3 navigation document, the NCX for EPUB 2 readers, the style sheet and the title page.
  * Pure functions of the book: the same book gives the same text.
  */
-import { escapeAttribute, escapeText, xhtmlDocument } from './xml.js';
+import { escapeXml } from '../lib/xml.js';
+import { xhtmlDocument } from './xml.js';
 
 export interface BookChapter {
   /** The file name inside OEBPS/. */
@@ -65,21 +66,21 @@ function seriesIndex(index: number | null): string | undefined {
 
 export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], resources: readonly BookResource[]): string {
   const lines: string[] = [
-    `<dc:identifier id="book-id">urn:uuid:${escapeText(meta.uuid)}</dc:identifier>`,
-    `<dc:title>${escapeText(meta.title)}</dc:title>`,
-    ...meta.creators.map((creator) => `<dc:creator>${escapeText(creator)}</dc:creator>`),
-    `<dc:language>${escapeText(meta.language)}</dc:language>`,
+    `<dc:identifier id="book-id">urn:uuid:${escapeXml(meta.uuid)}</dc:identifier>`,
+    `<dc:title>${escapeXml(meta.title)}</dc:title>`,
+    ...meta.creators.map((creator) => `<dc:creator>${escapeXml(creator)}</dc:creator>`),
+    `<dc:language>${escapeXml(meta.language)}</dc:language>`,
     `<meta property="dcterms:modified">${toSecond(meta.modified)}</meta>`,
-    ...meta.subjects.map((subject) => `<dc:subject>${escapeText(subject)}</dc:subject>`),
+    ...meta.subjects.map((subject) => `<dc:subject>${escapeXml(subject)}</dc:subject>`),
   ];
-  if (meta.description !== null && meta.description.trim() !== '') lines.push(`<dc:description>${escapeText(meta.description)}</dc:description>`);
-  if (meta.source !== null) lines.push(`<dc:source>${escapeText(meta.source)}</dc:source>`);
+  if (meta.description !== null && meta.description.trim() !== '') lines.push(`<dc:description>${escapeXml(meta.description)}</dc:description>`);
+  if (meta.source !== null) lines.push(`<dc:source>${escapeXml(meta.source)}</dc:source>`);
   if (meta.series !== null) {
     const index = seriesIndex(meta.series.index);
-    lines.push(`<meta property="belongs-to-collection" id="series">${escapeText(meta.series.name)}</meta>`);
+    lines.push(`<meta property="belongs-to-collection" id="series">${escapeXml(meta.series.name)}</meta>`);
     lines.push('<meta refines="#series" property="collection-type">series</meta>');
     if (index !== undefined) lines.push(`<meta refines="#series" property="group-position">${index}</meta>`);
-    lines.push(`<meta name="calibre:series" content="${escapeAttribute(meta.series.name)}"/>`);
+    lines.push(`<meta name="calibre:series" content="${escapeXml(meta.series.name)}"/>`);
     if (index !== undefined) lines.push(`<meta name="calibre:series_index" content="${index}"/>`);
   }
   // EPUB 2 readers (and Nook) find the cover by this meta, name before content.
@@ -100,7 +101,7 @@ export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], res
   const spine = ['<itemref idref="title-page"/>', ...chapters.map((_, i) => `<itemref idref="chapter-${i + 1}"/>`)];
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${escapeAttribute(meta.language)}">\n` +
+    `<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${escapeXml(meta.language)}">\n` +
     `<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">\n${lines.join('\n')}\n</metadata>\n` +
     `<manifest>\n${manifest.join('\n')}\n</manifest>\n` +
     `<spine toc="ncx">\n${spine.join('\n')}\n</spine>\n</package>\n`
@@ -108,20 +109,20 @@ export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], res
 }
 
 export function navXhtml(meta: BookMeta, chapters: readonly BookChapter[]): string {
-  const items = [`<li><a href="title.xhtml">${escapeText(meta.title)}</a></li>`, ...chapters.map((c) => `<li><a href="${c.file}">${escapeText(c.title)}</a></li>`)];
+  const items = [`<li><a href="title.xhtml">${escapeXml(meta.title)}</a></li>`, ...chapters.map((c) => `<li><a href="${c.file}">${escapeXml(c.title)}</a></li>`)];
   return xhtmlDocument(meta.title, meta.language, `<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n${items.join('\n')}\n</ol>\n</nav>`);
 }
 
 export function tocNcx(meta: BookMeta, chapters: readonly BookChapter[]): string {
   const points = [{ file: 'title.xhtml', title: meta.title }, ...chapters].map(
     (entry, i) =>
-      `<navPoint id="nav-${i + 1}" playOrder="${i + 1}"><navLabel><text>${escapeText(entry.title)}</text></navLabel><content src="${entry.file}"/></navPoint>`,
+      `<navPoint id="nav-${i + 1}" playOrder="${i + 1}"><navLabel><text>${escapeXml(entry.title)}</text></navLabel><content src="${entry.file}"/></navPoint>`,
   );
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">\n' +
-    `<head>\n<meta name="dtb:uid" content="urn:uuid:${escapeAttribute(meta.uuid)}"/>\n<meta name="dtb:depth" content="1"/>\n` +
+    `<head>\n<meta name="dtb:uid" content="urn:uuid:${escapeXml(meta.uuid)}"/>\n<meta name="dtb:depth" content="1"/>\n` +
     '<meta name="dtb:totalPageCount" content="0"/>\n<meta name="dtb:maxPageNumber" content="0"/>\n</head>\n' +
-    `<docTitle><text>${escapeText(meta.title)}</text></docTitle>\n<navMap>\n${points.join('\n')}\n</navMap>\n</ncx>\n`
+    `<docTitle><text>${escapeXml(meta.title)}</text></docTitle>\n<navMap>\n${points.join('\n')}\n</navMap>\n</ncx>\n`
   );
 }
 
@@ -129,14 +130,14 @@ export function tocNcx(meta: BookMeta, chapters: readonly BookChapter[]): string
 export function titlePage(meta: BookMeta): string {
   const parts: string[] = [];
   if (meta.cover !== null) parts.push(`<div class="cover"><img src="${meta.cover.href}" alt="Cover"/></div>`);
-  parts.push(`<h1 class="book-title">${escapeText(meta.title)}</h1>`);
-  if (meta.creators.length > 0) parts.push(`<p class="byline">by ${escapeText(meta.creators.join(', '))}</p>`);
+  parts.push(`<h1 class="book-title">${escapeXml(meta.title)}</h1>`);
+  if (meta.creators.length > 0) parts.push(`<p class="byline">by ${escapeXml(meta.creators.join(', '))}</p>`);
   if (meta.series !== null) {
     const index = seriesIndex(meta.series.index);
-    parts.push(`<p class="series-line">${index === undefined ? '' : `Book ${index} of `}${escapeText(meta.series.name)}</p>`);
+    parts.push(`<p class="series-line">${index === undefined ? '' : `Book ${index} of `}${escapeXml(meta.series.name)}</p>`);
   }
   if (meta.description !== null && meta.description.trim() !== '') {
-    for (const paragraph of meta.description.split(/\n\s*\n/)) if (paragraph.trim() !== '') parts.push(`<p>${escapeText(paragraph.trim())}</p>`);
+    for (const paragraph of meta.description.split(/\n\s*\n/)) if (paragraph.trim() !== '') parts.push(`<p>${escapeXml(paragraph.trim())}</p>`);
   }
   return xhtmlDocument(meta.title, meta.language, parts.join('\n'));
 }

@@ -15,7 +15,7 @@
  */
 import { DomUtils, ElementType, parseDocument } from 'htmlparser2';
 import { SANITIZATION_POLICY } from '../html/policy.js';
-import { escapeAttribute, escapeText } from './xml.js';
+import { escapeXml } from '../lib/xml.js';
 
 type DomNode = ReturnType<typeof parseDocument>['children'][number];
 type DomElement = Extract<DomNode, { attribs: Record<string, string> }>;
@@ -104,11 +104,11 @@ function attributes(element: DomElement, name: string): string {
   for (const [key, raw] of Object.entries(element.attribs)) {
     const check = GLOBAL_ATTRIBUTES[key] ?? own[key];
     const value = check?.(raw);
-    if (value !== undefined) out += ` ${key}="${escapeAttribute(value)}"`;
+    if (value !== undefined) out += ` ${key}="${escapeXml(value)}"`;
   }
   if (name === 'a' && element.attribs.href !== undefined) {
     const href = bookHref(element.attribs.href);
-    if (href !== undefined) out += ` href="${escapeAttribute(href)}"`;
+    if (href !== undefined) out += ` href="${escapeXml(href)}"`;
   }
   return out;
 }
@@ -130,7 +130,7 @@ class Writer {
 
   node(node: DomNode, context: Context): void {
     if (this.skip.has(node)) return;
-    if (isText(node)) this.out += escapeText(node.data);
+    if (isText(node)) this.out += escapeXml(node.data);
     else if (isElement(node)) this.element(node, context);
     // Comments, CDATA and processing instructions carry nothing a reader shows.
   }
@@ -186,11 +186,11 @@ class Writer {
     const alt = element.attribs.alt ?? '';
     const src = element.attribs.src === undefined ? undefined : this.resolveImage(element.attribs.src);
     if (src === undefined) {
-      if (alt !== '') this.out += `<span class="image-alt">${escapeText(alt)}</span>`;
+      if (alt !== '') this.out += `<span class="image-alt">${escapeXml(alt)}</span>`;
       return;
     }
     const size = ['width', 'height'].map((key) => (/^\d{1,5}$/.test(element.attribs[key] ?? '') ? ` ${key}="${element.attribs[key]}"` : '')).join('');
-    this.out += `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"${size}/>`;
+    this.out += `<img src="${escapeXml(src)}" alt="${escapeXml(alt)}"${size}/>`;
   }
 
   /**
@@ -328,7 +328,7 @@ export function ownImageSources(html: string): string[] {
  */
 export function storyBody(title: string, html: string, resolveImage: ImageResolver): { body: string; blocks: BodyBlock[] } {
   const writer = new Writer(resolveImage);
-  writer.out = `<h1 class="story-title">${escapeText(title)}</h1>\n`;
+  writer.out = `<h1 class="story-title">${escapeXml(title)}</h1>\n`;
   const blocks: BodyBlock[] = [{ name: 'h1', webIndex: null }];
   let webIndex = 0;
   let loose = '';
@@ -341,7 +341,7 @@ export function storyBody(title: string, html: string, resolveImage: ImageResolv
   };
   const topLevel = (node: DomNode): void => {
     if (isText(node)) {
-      loose += escapeText(node.data);
+      loose += escapeXml(node.data);
       return;
     }
     if (!isElement(node)) return;

@@ -9,7 +9,8 @@ import { OPDS_SORTS, type OpdsSort } from '../schemas/opds.js';
 import type { OpdsLinks, QueryValues } from './links.js';
 import type { OpdsStory } from './repository.js';
 import { OPDS_PAGE_SIZE, type NavigationPage, type StoryPage } from './service.js';
-import { linkElement, xml } from './xml.js';
+import { escapeXml } from '../lib/xml.js';
+import { linkElement } from './xml.js';
 
 export const NAVIGATION_TYPE = 'application/atom+xml;profile=opds-catalog;kind=navigation';
 export const ACQUISITION_TYPE = 'application/atom+xml;profile=opds-catalog;kind=acquisition';
@@ -43,9 +44,9 @@ function head(links: OpdsLinks, feed: FeedHead, kind: 'navigation' | 'acquisitio
   const type = kind === 'navigation' ? NAVIGATION_TYPE : ACQUISITION_TYPE;
   const up = feed.up ?? { path: '', kind: 'navigation' as const };
   return [
-    `<id>${xml(idOf(feed.key))}</id>`,
-    `<title>${xml(feed.title)}</title>`,
-    `<updated>${xml(feed.updated)}</updated>`,
+    `<id>${escapeXml(idOf(feed.key))}</id>`,
+    `<title>${escapeXml(feed.title)}</title>`,
+    `<updated>${escapeXml(feed.updated)}</updated>`,
     '<author><name>Storyshelf</name></author>',
     linkElement({ rel: 'self', href: links.feed(feed.path, { ...feed.query, page: page === 0 ? undefined : page }), type }),
     linkElement({ rel: 'start', href: links.feed(''), type: NAVIGATION_TYPE }),
@@ -90,10 +91,10 @@ export interface NavigationLink {
 function navigationEntry(links: OpdsLinks, item: NavigationLink): string {
   return [
     '<entry>',
-    `<id>${xml(item.key.startsWith('urn:') ? item.key : idOf(item.key))}</id>`,
-    `<title>${xml(item.title)}</title>`,
-    `<updated>${xml(item.updated)}</updated>`,
-    `<content type="text">${xml(item.text)}</content>`,
+    `<id>${escapeXml(item.key.startsWith('urn:') ? item.key : idOf(item.key))}</id>`,
+    `<title>${escapeXml(item.title)}</title>`,
+    `<updated>${escapeXml(item.updated)}</updated>`,
+    `<content type="text">${escapeXml(item.text)}</content>`,
     linkElement({ rel: item.rel ?? 'subsection', href: links.feed(item.path, item.query), type: item.kind === 'navigation' ? NAVIGATION_TYPE : ACQUISITION_TYPE }),
     '</entry>',
   ].join('\n');
@@ -158,13 +159,13 @@ function entryText(story: OpdsStory): string {
 }
 
 function storyEntry(links: OpdsLinks, story: OpdsStory): string {
-  const lines = ['<entry>', `<id>urn:uuid:${xml(story.id)}</id>`, `<title>${xml(story.title)}</title>`, `<updated>${xml(story.updatedAt)}</updated>`];
-  lines.push(`<published>${xml(story.createdAt)}</published>`);
+  const lines = ['<entry>', `<id>urn:uuid:${escapeXml(story.id)}</id>`, `<title>${escapeXml(story.title)}</title>`, `<updated>${escapeXml(story.updatedAt)}</updated>`];
+  lines.push(`<published>${escapeXml(story.createdAt)}</published>`);
   if (story.authorName !== null && story.authorId !== null) {
-    lines.push(`<author><name>${xml(story.authorName)}</name><uri>${xml(links.feed(`/authors/${story.authorId}`))}</uri></author>`);
+    lines.push(`<author><name>${escapeXml(story.authorName)}</name><uri>${escapeXml(links.feed(`/authors/${story.authorId}`))}</uri></author>`);
   }
-  for (const tag of story.tags) lines.push(`<category term="${xml(tag)}" label="${xml(tag)}"/>`);
-  lines.push(`<content type="text">${xml(entryText(story))}</content>`);
+  for (const tag of story.tags) lines.push(`<category term="${escapeXml(tag)}" label="${escapeXml(tag)}"/>`);
+  lines.push(`<content type="text">${escapeXml(entryText(story))}</content>`);
   lines.push(linkElement({ rel: REL_ACQUISITION, href: links.epub(story.id), type: EPUB_TYPE }));
   if (story.coverPath !== null) {
     lines.push(linkElement({ rel: REL_IMAGE, href: links.image(story.coverPath), type: imageType(story.coverPath) }));
@@ -211,7 +212,7 @@ export function openSearchDescription(origin: string, links: OpdsLinks): string 
     '<Description>Search the stories of this Storyshelf library</Description>',
     '<InputEncoding>UTF-8</InputEncoding>',
     '<OutputEncoding>UTF-8</OutputEncoding>',
-    `<Url type="${xml(ACQUISITION_TYPE)}" template="${xml(template)}"/>`,
+    `<Url type="${escapeXml(ACQUISITION_TYPE)}" template="${escapeXml(template)}"/>`,
     '</OpenSearchDescription>',
     '',
   ].join('\n');
