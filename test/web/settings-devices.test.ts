@@ -56,7 +56,8 @@ t.test('a nameless or scopeless token is refused on the page and nothing is made
   t.match(parseHtml(scopeless.body).text('#device-errors'), /at least one/);
   t.equal(ctx.app.deviceTokens.list().length, 0);
   const anonymous = await ctx.anonymous.form('/settings/tokens', { name: 'Kobo', scopes: 'read' });
-  t.not(anonymous.statusCode, 201, 'no login, no token');
+  t.equal(anonymous.statusCode, 303, 'no login, no token: sent to log in');
+  t.match(anonymous.headers.location, /^\/login/);
   t.equal(ctx.app.deviceTokens.list().length, 0);
 });
 
