@@ -29,14 +29,16 @@ export function requeueRunning(db: DbOrTx, kinds: readonly string[]): number {
   return db.update(jobs).set({ status: 'queued' }).where(and(eq(jobs.status, 'running'), inArray(jobs.kind, [...kinds]))).run().changes;
 }
 
-/** The oldest queued job of these kinds, now `running`; undefined when there is none. */
+/** The first queued job of these kinds in queue order, now `running`; undefined when there is none. */
 export function claimNext(db: DbOrTx, kinds: readonly string[], now: string): JobRow | undefined {
   if (kinds.length === 0) return undefined;
   const next = db
     .select({ id: jobs.id })
     .from(jobs)
     .where(and(eq(jobs.status, 'queued'), inArray(jobs.kind, [...kinds])))
-    .orderBy(jobs.createdAt, jobs.id)
+    // Queue order is insertion order (the rowid: the largest so far plus one). Two jobs queued in
+    // the same millisecond share `created_at`, and their random ids used to decide which ran first.
+    .orderBy(sql`${jobs}.rowid`)
     .limit(1)
     .get();
   if (next === undefined) return undefined;

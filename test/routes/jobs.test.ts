@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { claimNext, insertJob } from '../../src/jobs/repository.js';
 import { jobs } from '../../src/db/schema.js';
 import { FINISHED_JOBS_KEPT, QUEUED_JOBS_MAX, type JobContext } from '../../src/jobs/runner.js';
 import { JobDto, JobList } from '../../src/schemas/job.js';
@@ -196,4 +197,15 @@ t.test('at start-up, job folders that no unfinished job owns are removed; a queu
   const second = await buildTestApp(t, { DATA_DIR: dataDir });
   await second.app.ready();
   t.same(fs.readdirSync(path.join(dataDir, 'jobs')), [MISSING_ID]);
+});
+
+t.test('jobs queued in the same millisecond run in the order they were queued, whatever their ids', async (t) => {
+  const ctx = await buildTestApp(t);
+  const at = '2026-11-24T04:47:43.462Z';
+  // The second's id sorts before the first's: a random id must not jump the queue.
+  insertJob(ctx.app.db, { id: 'ffffffff-0000-4000-8000-000000000001', kind: 'queue-order', params: '{}', total: 0, createdAt: at });
+  insertJob(ctx.app.db, { id: '00000000-0000-4000-8000-000000000002', kind: 'queue-order', params: '{}', total: 0, createdAt: at });
+  t.equal(claimNext(ctx.app.db, ['queue-order'], at)?.id, 'ffffffff-0000-4000-8000-000000000001', 'the first queued runs first');
+  t.equal(claimNext(ctx.app.db, ['queue-order'], at)?.id, '00000000-0000-4000-8000-000000000002', 'then the second');
+  t.equal(claimNext(ctx.app.db, ['queue-order'], at), undefined, 'then none');
 });
