@@ -17,6 +17,7 @@ import { TRASH_DIR } from '../images/store.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { escapeHtml } from '../search/text/excerpt.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
+import { STORY_TAG_NAMES_SQL } from '../stories/present.js';
 
 /** Rows per keyset batch: one statement per 200 rows, a few hundred KB of text at most in flight. */
 const BATCH = 200;
@@ -238,7 +239,7 @@ function unparkEntries(zip: yazl.ZipFile, parked: unknown[]): void {
 
 const STORY_SQL = `SELECT s.seq, s.id, s.title, s.summary, s.description, s.content_html, s.source_url, s.cover_path, s.rating, s.volume,
     s.author_id, a.name AS author_name, s.series_id, se.name AS series_name,
-    (SELECT json_group_array(t.name ORDER BY t.name) FROM story_tags st JOIN tags t ON t.id = st.tag_id WHERE st.story_id = s.id) AS tag_names,
+    ${STORY_TAG_NAMES_SQL} AS tag_names,
     s.created_at, s.updated_at
   FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
   WHERE s.id = ?`;

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/open.js';
 import { defineStatements } from '../db/statements.js';
-import { STORY_JSON_JOINS } from '../stories/present.js';
+import { STORY_JSON_JOINS, STORY_TAG_NAMES_SQL } from '../stories/present.js';
 
 /**
  * The longest summary an entry carries, in characters: a summary is free text of any length, and
@@ -41,11 +41,7 @@ const entriesArray = defineStatements((db: Db) =>
          'authorName', a.name,
          'seriesName', se.name,
          'volume', s.volume,
-         'tags', json((
-           SELECT json_group_array(t.name ORDER BY t.name, t.id)
-           FROM story_tags st JOIN tags t ON t.id = st.tag_id
-           WHERE st.story_id = s.id
-         )),
+         'tags', json(${STORY_TAG_NAMES_SQL}),
          'createdAt', s.created_at,
          'updatedAt', s.updated_at
        )) ORDER BY wanted.key)

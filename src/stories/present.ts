@@ -52,6 +52,17 @@ export function presentProgress(storyId: string, row: ReadingProgressRow | undef
 }
 
 /**
+ * The names of story `s`'s tags as a JSON array, sorted by name (then id), as every story shape
+ * that lists tag names has them: the list cards here, the OPDS entries (src/opds/repository.ts)
+ * and the library archive (src/archive/export.ts).
+ */
+export const STORY_TAG_NAMES_SQL = `(
+    SELECT json_group_array(t.name ORDER BY t.name, t.id)
+    FROM story_tags st JOIN tags t ON t.id = st.tag_id
+    WHERE st.story_id = s.id
+  )`;
+
+/**
  * A story as a list card shows it: what {@link STORY_JSON_SQL} has minus the texts (summary,
  * description, contentHtml, contentPlain, sourceUrl), so a 20-card page reads a few KB instead of
  * ~0.6 MB of story bodies. Tags are `{ name }` only, sorted as the DTO sorts them.
@@ -67,11 +78,7 @@ export const STORY_CARD_JSON_SQL = `json_object(
   'authorName', a.name,
   'seriesId', s.series_id,
   'seriesName', se.name,
-  'tags', json((
-    SELECT json_group_array(t.name ORDER BY t.name, t.id)
-    FROM story_tags st JOIN tags t ON t.id = st.tag_id
-    WHERE st.story_id = s.id
-  )),
+  'tags', json(${STORY_TAG_NAMES_SQL}),
   'createdAt', s.created_at
 )`;
 
