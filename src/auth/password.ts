@@ -1,10 +1,22 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { ServiceUnavailable } from '../errors.js';
+import { Semaphore } from '../lib/semaphore.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../schemas/auth.js';
 
 /** scrypt parameters (N=2^15, r=8, p=1): ~50 ms per check on these machines, 32 MiB of memory. */
 const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 32;
 
+/**
+ * The bound on password checks, one per app: two at once and 32 waiting (at most ~0.8 s of queue
+ * at 50 ms a check), one more refused with 503. Each scrypt takes ~50 ms of a core and 32 MiB, so
+ * an unbounded burst of logins would take every core, libuv's threads and hundreds of MiB; two
+ * keep the other requests of a 2-core box answered and leave two of libuv's four threads to file
+ * I/O, 64 MiB of scrypt memory at most.
+ */
+export function passwordCheckLimit(): Semaphore {
+  return new Semaphore(2, 32, () => new ServiceUnavailable('Too many logins at once; try again shortly'));
+}
 
 /** Why a new password is refused (too short or too long), or undefined when it is fine. */
 export function newPasswordProblem(password: string): string | undefined {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { JWT } from '@fastify/jwt';
 import { Conflict, invalidField, TooManyRequests, Unauthorized } from '../errors.js';
+import type { Semaphore } from '../lib/semaphore.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { newPasswordProblem, verifyPassword } from './password.js';
 import type { PasswordInForce, PasswordState } from './password-state.js';
-import { passwordChecks } from './check-limit.js';
 import { TOKEN_LIFETIME_SECONDS, type RevokedTokens } from './tokens.js';
 
 export interface TokenClaims {
@@ -18,6 +18,8 @@ interface AuthDeps {
   revoked: RevokedTokens;
   password: PasswordState;
   throttle: LoginThrottle;
+  /** The bound on concurrent password checks (src/auth/password.ts, `passwordCheckLimit`). */
+  checks: Semaphore;
 }
 
 /** Login, token checks and logout (docs/api.md, "Logging in"; docs/decisions.md, "Authentication"). */
@@ -67,7 +69,7 @@ export class AuthService {
    * Checks the password (after the throttle, so a locked-out address is refused even with the
    * right one) and answers the password in force it was checked against. The attempt counts as
    * a failure from before the check until it proves right, so concurrent attempts cannot all
-   * slip past the limit; at most a few checks run at once (check-limit.ts).
+   * slip past the limit; at most a few checks run at once (`deps.checks`).
    */
   private async check(password: string, address: string): Promise<PasswordInForce> {
     const { throttle, password: state } = this.deps;
@@ -76,7 +78,7 @@ export class AuthService {
     const checked = state.fresh();
     let right: boolean;
     try {
-      right = await passwordChecks.run(() => verifyPassword(password, checked.hash));
+      right = await this.deps.checks.run(() => verifyPassword(password, checked.hash));
     } catch (error) {
       throttle.forgive(address, attempt);
       throw error;

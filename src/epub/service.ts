@@ -10,8 +10,8 @@ import { bookkeepingTransaction } from '../db/transaction.js';
 import { NotFound, TooLarge } from '../errors.js';
 import { SANITIZATION_POLICY } from '../html/policy.js';
 import type { ImageStore } from '../images/store.js';
-import { RenderQueue } from '../images/thumbnails.js';
 import { nowIso } from '../lib/clock.js';
+import { Semaphore } from '../lib/semaphore.js';
 import type { SearchEngine } from '../search/engine.js';
 import { storySearchRequest } from '../search/service.js';
 import { findSeriesById } from '../series/repository.js';
@@ -37,7 +37,7 @@ export const RENDITIONS_KEPT = 10_000;
  * {@link MAX_BOOK_BYTES}), so this bounds the memory of concurrent downloads to about 100 MiB.
  */
 const MAX_CONCURRENT_BUILDS = 2;
-const builds = new RenderQueue(MAX_CONCURRENT_BUILDS);
+const builds = new Semaphore(MAX_CONCURRENT_BUILDS);
 
 /** Authors and subjects listed in a book's metadata at most (a tag book can have hundreds). */
 const MAX_LISTED = 50;

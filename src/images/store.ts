@@ -41,7 +41,7 @@ import type { Readable } from 'node:stream';
 import { invalidField, NotFound } from '../errors.js';
 import { FORMATS, type ImageFormat } from './formats.js';
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
-import { KeyedLock } from './path-lock.js';
+import { KeyedLock } from '../lib/keyed-lock.js';
 import { exists, isMissing, openServable, syncDirectory } from './files.js';
 import { notAnImage, receiveImage } from './receive.js';
 

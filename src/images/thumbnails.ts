@@ -7,6 +7,7 @@
  * itself is held to {@link SHARP_THREADS} thread per job, so a burst of grid requests for missing
  * thumbnails keeps at most two cores busy and queues the rest.
  */
+import { Semaphore } from '../lib/semaphore.js';
 import type { ImageFormat } from './formats.js';
 
 /** The widths a thumbnail is made at, in pixels: grid cards at 1x and 2x. */
@@ -54,33 +55,13 @@ export function thumbnailUrl(relPath: string, width: ThumbnailWidth): string {
   return `/api/files/images/${relPath}?w=${width}`;
 }
 
-/** Runs jobs at most {@link MAX_CONCURRENT_RENDERS} at a time, the others in arrival order. */
-export class RenderQueue {
-  #running = 0;
-  readonly #waiting: Array<() => void> = [];
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    else this.#running += 1;
-    try {
-      return await job();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next === undefined) this.#running -= 1;
-      else next(); // the slot passes on without being freed
-    }
-  }
-
-  /** Jobs running now (for tests). */
-  get running(): number {
-    return this.#running;
-  }
+/** A queue for sharp jobs: at most {@link MAX_CONCURRENT_RENDERS} at a time, the others in arrival order. */
+export function createRenderQueue(): Semaphore {
+  return new Semaphore(MAX_CONCURRENT_RENDERS);
 }
 
 /** The one queue every sharp job of the process goes through. */
-export const renderQueue = new RenderQueue(MAX_CONCURRENT_RENDERS);
+export const renderQueue = createRenderQueue();
 
 /**
  * Writes a WebP thumbnail of the image file `source`, `width` pixels wide (never enlarged: a

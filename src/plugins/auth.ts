@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { PasswordState } from '../auth/password-state.js';
+import { passwordCheckLimit } from '../auth/password.js';
 import { loadOrCreateJwtSecret, resolvePassword } from '../auth/secrets.js';
 import { AuthService, type TokenClaims } from '../auth/service.js';
 import { devicePrincipal, principalOf, requireScope, type Principal, type RouteScope } from '../auth/principal.js';
@@ -76,6 +77,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       revoked: new RevokedTokens(app.db),
       password: new PasswordState(password.hash, options.dataDir, options.appPassword !== undefined, secret),
       throttle: new LoginThrottle(),
+      checks: passwordCheckLimit(),
     });
     const deviceTokens = new DeviceTokens(app.db);
     app.decorate('auth', auth);

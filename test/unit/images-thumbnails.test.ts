@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MAX_CONCURRENT_RENDERS, RenderQueue, THUMBNAIL_WIDTHS, thumbnailUrl } from '../../src/images/thumbnails.js';
+import { createRenderQueue, MAX_CONCURRENT_RENDERS, THUMBNAIL_WIDTHS, thumbnailUrl } from '../../src/images/thumbnails.js';
 import { parseImagePath } from '../../src/images/image-path.js';
 
 t.test('thumbnailUrl is the image URL with ?w=, for every width', async (t) => {
@@ -12,7 +12,7 @@ t.test('thumbnailUrl is the image URL with ?w=, for every width', async (t) => {
 
 t.test('the render queue runs at most its limit at once, the rest in arrival order, and survives failures', async (t) => {
   t.equal(MAX_CONCURRENT_RENDERS, 2);
-  const queue = new RenderQueue(MAX_CONCURRENT_RENDERS);
+  const queue = createRenderQueue();
   let running = 0;
   let peak = 0;
   const started: number[] = [];

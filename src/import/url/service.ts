@@ -10,7 +10,7 @@ import type { Db } from '../../db/open.js';
 import { stories } from '../../db/schema.js';
 import { BadRequest, Conflict, HTTP_URL_RULE } from '../../errors.js';
 import type { ImageStore } from '../../images/store.js';
-import { KeyedLock } from '../../images/path-lock.js';
+import { KeyedLock } from '../../lib/keyed-lock.js';
 import type { JsonBytes } from '../../lib/json-bytes.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
 import { createStory, updateStory } from '../../stories/service.js';

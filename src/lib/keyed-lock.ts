@@ -1,10 +1,12 @@
 /**
- * An in-process lock per key (here: a relative image path). Tasks for one key run one after
- * another in the order they asked; tasks for different keys do not wait for each other.
+ * An in-process lock per key (a relative image path, an imported page's URL). Tasks for one key
+ * run one after another in the order they asked; tasks for different keys do not wait for each
+ * other.
  *
- * The image code uses it so that "is this file still referenced? then remove it" and "does this
+ * The image store uses it so that "is this file still referenced? then remove it" and "does this
  * file exist? then reference it" never interleave for the same file (docs/decisions.md, "Images":
- * the row and the file never disagree). The service is one process, so memory is enough.
+ * the row and the file never disagree); the URL import so that its duplicate check and its write
+ * never interleave for the same URL. The service is one process, so memory is enough.
  */
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<void>>();

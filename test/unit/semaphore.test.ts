@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { ConcurrencyLimit } from '../../src/auth/check-limit.js';
 import { ServiceUnavailable } from '../../src/errors.js';
+import { Semaphore, SemaphoreFull } from '../../src/lib/semaphore.js';
 
-t.test('runs at most `running` tasks at once, queues `waiting` in order, refuses the rest with 503', async (t) => {
-  const limit = new ConcurrencyLimit(2, 3);
+t.test('runs at most `running` tasks at once, queues `waiting` in order, refuses the rest with the given error', async (t) => {
+  const limit = new Semaphore(2, 3, () => new ServiceUnavailable('Too many logins at once; try again shortly'));
   let active = 0;
   let peak = 0;
   const order: number[] = [];
@@ -28,4 +28,20 @@ t.test('runs at most `running` tasks at once, queues `waiting` in order, refuses
   await t.rejects(limit.run(async () => Promise.reject(new Error('boom'))), /boom/);
   const again = await Promise.all([1, 2, 3, 4, 5].map((n) => limit.run(task(n))));
   t.same(again, [1, 2, 3, 4, 5], 'all slots are free again');
+});
+
+t.test('tryAcquire takes a free slot or nothing; a release counts once; the default refusal is SemaphoreFull', async (t) => {
+  const slots = new Semaphore(1, 0);
+  const release = slots.tryAcquire();
+  t.ok(release, 'the free slot');
+  t.equal(slots.tryAcquire(), undefined, 'none left: nothing is queued either');
+  await t.rejects(slots.acquire(), SemaphoreFull, 'no queue: refused at once');
+  release?.();
+  release?.();
+  t.equal(slots.running, 0, 'a second release does not free a slot it does not hold');
+  const again = slots.tryAcquire();
+  t.ok(again, 'free again');
+  t.equal(slots.tryAcquire(), undefined, 'and only one');
+  again?.();
+  t.throws(() => new Semaphore(0), RangeError);
 });

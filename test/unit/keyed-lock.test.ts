@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { KeyedLock } from '../../src/images/path-lock.js';
+import { KeyedLock } from '../../src/lib/keyed-lock.js';
 
 t.test('tasks for one key run one at a time, in the order they asked', async (t) => {
   const lock = new KeyedLock();
