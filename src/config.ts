@@ -67,6 +67,8 @@ export interface Config {
   readonly searchQueueMax: number;
   /** `IMPORT_ALLOW_HOSTS`: private or local hosts a URL import may reach on purpose (empty: none). */
   readonly importAllowHosts: ImportAllowList;
+  /** `NODE_ENV=development`: the pages' templates are read again on every request instead of cached. */
+  readonly development: boolean;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchWorkers: searchWorkers as number,
     searchQueueMax: searchQueueMax as number,
     importAllowHosts: importAllow.allow,
+    development: value('NODE_ENV') === 'development',
   });
 }
 

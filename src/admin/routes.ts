@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createBackup, SERVER_PAGES_PER_STEP } from '../backup/snapshot.js';
+import { backUpNow } from '../backup/now.js';
 import { errorResponses } from '../schemas/common.js';
 import { BackupResponse } from '../schemas/admin.js';
 
@@ -15,11 +15,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const result = await createBackup(app.db.$client, app.config.dataDir, { pagesPerStep: SERVER_PAGES_PER_STEP });
-      if (result.missingImages.length > 0) {
-        request.log.warn({ missingImages: result.missingImages }, 'backup: referenced images were missing; their references were cleared in the copy');
-      }
-      request.log.info({ path: result.path, sizeBytes: result.sizeBytes }, 'backup written');
+      const result = await backUpNow(app.db, app.config.dataDir, request.log);
       return { message: 'Backup created', path: result.path, sizeBytes: result.sizeBytes };
     },
   );

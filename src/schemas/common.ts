@@ -126,5 +126,3 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
   return responses;
 }
 
-/** Statuses every authenticated route can send: validation and authentication failures. */
-export const AUTHENTICATED_ERRORS = [400, 401] as const;

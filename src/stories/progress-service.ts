@@ -8,7 +8,6 @@ import { bookkeepingTransaction } from '../db/transaction.js';
 import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
 import type { ReadingProgressBody, ReadingProgressDto } from '../schemas/reading-progress.js';
-import type { StoryDto } from '../schemas/story.js';
 import { presentProgress } from './present.js';
 import { findProgress, findProgressOf, latestProgressStamp, saveProgressRow, startedStoryIds } from './progress-repository.js';
 import { storyCards } from './list-service.js';
@@ -53,11 +52,6 @@ export function continueReadingJson(db: Db, limit: number): JsonBytes {
 /** The ids of the continue-reading list, in its order, at most `limit` (the OPDS feed renders its own entries, src/opds). */
 export function continueReadingIds(db: Db, limit: number): string[] {
   return startedStoryIds(db, limit);
-}
-
-/** {@link continueReadingJson} as `StoryDto` objects, for a server-rendered page. */
-export function continueReading(db: Db, limit: number): StoryDto[] {
-  return JSON.parse(continueReadingJson(db, limit).toString('utf8')) as StoryDto[];
 }
 
 /**

@@ -45,9 +45,9 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
 
   await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
   await app.register(fastifyView, {
-    engine: { eta: createEta() },
+    engine: { eta: createEta(app.config.development) },
     root: WEB_SOURCE,
-    production: process.env.NODE_ENV !== 'development',
+    production: !app.config.development,
   });
   // serve: false: nothing is served by path; the asset route below sends only manifest files.
   await app.register(fastifyStatic, { root: WEB_SOURCE, serve: false });

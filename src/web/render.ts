@@ -52,10 +52,11 @@ export async function render<M extends PageModel>(reply: FastifyReply, name: Tem
 
 /**
  * The template engine of the pages: escapes every `<%= %>`, reads templates from src/web/ and
- * caches them unless NODE_ENV=development (then an edited template shows on the next request).
+ * caches them unless `development` (`NODE_ENV=development`, src/config.ts: then an edited
+ * template shows on the next request).
  */
-export function createEta(): Eta {
-  return new Eta({ autoEscape: true, cache: process.env.NODE_ENV !== 'development', views: WEB_SOURCE });
+export function createEta(development = false): Eta {
+  return new Eta({ autoEscape: true, cache: !development, views: WEB_SOURCE });
 }
 
 /** Renders a template outside a request (tests render every template with a full and an empty model). */

@@ -12,8 +12,6 @@ export interface ImportAllowList {
   readonly addresses: readonly string[];
 }
 
-export const NOTHING_ALLOWED: ImportAllowList = Object.freeze({ names: Object.freeze([]), addresses: Object.freeze([]) });
-
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/;
 
 /** An IPv6 literal may be written in brackets, as in a URL. */

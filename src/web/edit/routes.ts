@@ -12,6 +12,7 @@ import type { StoryDto } from '../../schemas/story.js';
 import { listSeries } from '../../series/service.js';
 import { createStory, getStory, updateStory } from '../../stories/service.js';
 import { autocompleteTags } from '../../tags/service.js';
+import { storyHref } from '../layout/links.js';
 import { render, template } from '../render.js';
 import { bodyHtml, formValues, storyBody, storyBodyDetails } from './story-form.js';
 import {
@@ -106,7 +107,7 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
       const errors = formError(error, 'title');
       return again({ details: errors }, error instanceof HttpError ? error.statusCode : 400);
     }
-    return reply.redirect(`/stories/${encodeURIComponent(saved.id)}`, 303);
+    return reply.redirect(storyHref(saved.id), 303);
   };
 
   app.get('/stories/new', async (_request, reply) => render(reply, STORY_FORM, newStoryView()));
@@ -116,7 +117,7 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
     const update = request.body.update !== undefined;
     try {
       const { story } = await importFromUrl(app.urlImports, url, update);
-      return reply.redirect(`/stories/${encodeURIComponent(storyDto(story).id)}`, 303);
+      return reply.redirect(storyHref(storyDto(story).id), 303);
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode === 401) throw error;
       const message = error.details?.url === undefined ? error.message : `${error.message}: the address ${error.details.url}.`;

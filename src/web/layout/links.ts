@@ -1,7 +1,8 @@
 /**
- * Links to addresses a user typed (a story's source URL, an author's links): only http(s) becomes
- * an `href`; anything else stored in old data (`javascript:`, `data:`, a bare word) is shown as
- * text (docs/decisions.md, "Web interface"; the write rule is in "Validation").
+ * Links: the pages' own addresses that hold a name or an id, and addresses a user typed (a
+ * story's source URL, an author's links). Of those, only http(s) becomes an `href`; anything else
+ * stored in old data (`javascript:`, `data:`, a bare word) is shown as text (docs/decisions.md,
+ * "Web interface"; the write rule is in "Validation").
  */
 
 /** The URL as an `href` when it is an absolute http(s) URL, else undefined (show it as text). */
@@ -33,4 +34,9 @@ export const OUTSIDE_REL = 'noopener noreferrer nofollow';
 /** The page of a tag, its name percent-encoded as one path segment. */
 export function tagHref(name: string): string {
   return `/tags/${encodeURIComponent(name)}`;
+}
+
+/** The page of a story. */
+export function storyHref(id: string): string {
+  return `/stories/${encodeURIComponent(id)}`;
 }

@@ -1,6 +1,7 @@
 import type { ErrorDetails } from '../../errors.js';
 import type { PageOf } from '../../schemas/common.js';
 import type { TagDto } from '../../schemas/tag.js';
+import { tagHref } from '../layout/links.js';
 import type { PageModel } from '../render.js';
 
 export interface TagRowView {
@@ -57,7 +58,7 @@ function rowView(tag: TagDto, failure: RenameFailure | undefined): TagRowView {
     id: tag.id,
     name: tag.name,
     countText: countText(tag.storyCount),
-    href: `/tags/${encodeURIComponent(tag.name)}`,
+    href: tagHref(tag.name),
     renameAction: `${path}/rename`,
     deleteHref: `${path}/delete`,
     renameValue: failed?.typed ?? tag.name,

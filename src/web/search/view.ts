@@ -1,5 +1,6 @@
 import type { SearchFacets, StorySearchDto, StorySearchResult } from '../../schemas/search.js';
 import { nameList } from '../../search/service.js';
+import { tagHref } from '../layout/links.js';
 import type { PageModel } from '../render.js';
 import { exactWordsText, SEARCH_PAGE_SORTS, type SearchPageQuery, type SearchPageSort } from './query.js';
 
@@ -77,11 +78,6 @@ export interface FacetGroupView {
 
 /** Pages linked on each side of the current one, besides the first and the last. */
 const PAGE_RADIUS = 2;
-
-/** `/tags/{name}` with the name percent-encoded. */
-export function tagHref(name: string): string {
-  return `/tags/${encodeURIComponent(name)}`;
-}
 
 /**
  * The engines escape everything but their `<mark>` and `</mark>` (docs/api.md, "Fields › Search

@@ -6,7 +6,7 @@ import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.js';
 import { newPasswordProblem } from '../../auth/password.js';
 import { PASSWORD_MAX_LENGTH } from '../../schemas/auth.js';
 import { SCOPES, TOKEN_NAME_MAX, type Scope } from '../../schemas/tokens.js';
-import { createBackup, SERVER_PAGES_PER_STEP } from '../../backup/snapshot.js';
+import { backUpNow } from '../../backup/now.js';
 import { backupTime, listBackups } from '../../backup/list.js';
 import { ReindexJob } from '../../search/reindex-job.js';
 import { render, template } from '../render.js';
@@ -57,7 +57,7 @@ function formProblems(current: string, next: string, confirm: string): PasswordE
 /**
  * `/settings` (docs/decisions.md, "Settings page"): change the password, back up now and list the
  * backups, reindex with progress, and the search engine's health. Each action calls the service
- * its API route calls (`app.auth`, `createBackup`, the search `reindex`).
+ * its API route calls (`app.auth`, `backUpNow`, the search `reindex`).
  */
 export const settingsRoutes: FastifyPluginAsync = async (app) => {
   const reindexJob = new ReindexJob(app.searchEngine, app.db, (error) => app.log.error({ err: error }, 'search reindex started from the settings page failed'));
@@ -157,11 +157,7 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
 
   // The API's rule: two backups at once are two snapshots, each under its own name.
   app.post('/settings/backup', { bodyLimit: 8 * 1024 }, async (request, reply) => {
-    const result = await createBackup(app.db.$client, app.config.dataDir, { pagesPerStep: SERVER_PAGES_PER_STEP });
-    if (result.missingImages.length > 0) {
-      request.log.warn({ missingImages: result.missingImages }, 'backup: referenced images were missing; their references were cleared in the copy');
-    }
-    request.log.info({ path: result.path, sizeBytes: result.sizeBytes }, 'backup written');
+    const result = await backUpNow(app.db, app.config.dataDir, request.log);
     return reply.redirect(`/settings?backup=${encodeURIComponent(path.basename(result.path))}#backups`, 303);
   });
 

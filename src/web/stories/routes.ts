@@ -9,7 +9,8 @@ import type { Db } from '../../db/open.js';
 import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
-import { deleteView, readerView, storyHref, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
+import { storyHref } from '../layout/links.js';
+import { deleteView, readerView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
 
 const STORY = template<StoryPageView>('stories/story');
 const READER = template<ReaderView>('stories/reader');

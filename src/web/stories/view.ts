@@ -8,7 +8,7 @@ import type { ReadingProgressDto } from '../../schemas/reading-progress.js';
 import type { VolumeNeighbour } from '../../series/repository.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
 import type { PageModel } from '../render.js';
-import { outsideLink, OUTSIDE_REL, type OutsideLink } from '../layout/links.js';
+import { outsideLink, OUTSIDE_REL, storyHref, tagHref, type OutsideLink } from '../layout/links.js';
 import { choiceLabel, READER_CHOICES, type ReaderSetting, type ReaderSettings } from './settings.js';
 
 /** Words per minute for the reading time: a common adult silent-reading average. */
@@ -91,14 +91,6 @@ export interface DeleteView extends PageModel {
 export type Neighbours = { previous: VolumeNeighbour | undefined; next: VolumeNeighbour | undefined };
 
 const NO_NEIGHBOURS: Neighbours = { previous: undefined, next: undefined };
-
-export function storyHref(id: string): string {
-  return `/stories/${encodeURIComponent(id)}`;
-}
-
-export function tagHref(name: string): string {
-  return `/tags/${encodeURIComponent(name)}`;
-}
 
 function nonEmpty(value: string | null): string | undefined {
   return value === null || value.trim() === '' ? undefined : value;
