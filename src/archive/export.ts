@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import yazl from 'yazl';
 import { parseImagePath } from '../images/image-path.js';
+import { replaceStoredImageUrls, storedImagePaths } from '../images/inline-images.js';
 import { TRASH_DIR } from '../images/store.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { escapeHtml } from '../search/text/excerpt.js';
@@ -24,9 +25,6 @@ const BATCH = 200;
 
 /** Fixed entry times: the same library gives the same entries (only `createdAt` in the manifest differs). */
 const ENTRY_TIME = new Date(Date.UTC(2000, 0, 1));
-
-/** `/api/files/images/<path>` inside story HTML: the only local image source the sanitizer keeps (docs/decisions.md, "Story HTML: unclosed elements and image sources"). */
-const INLINE_IMAGE = /\/api\/files\/images\/((?:covers|avatars)\/[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(?:jpg|png|webp))/g;
 
 export interface ExportSummary {
   counts: ArchiveCounts;
@@ -245,7 +243,8 @@ const STORY_SQL = `SELECT s.seq, s.id, s.title, s.summary, s.description, s.cont
   WHERE s.id = ?`;
 
 function storyEntry(row: StoryRow, locate: (relPath: string) => string | undefined): ArchiveStory {
-  for (const match of (row.content_html ?? '').matchAll(INLINE_IMAGE)) locate(match[1]!);
+  // Every stored image the body names (an imported page's pictures are `inline/`): the archive carries them.
+  for (const relPath of storedImagePaths(row.content_html)) locate(relPath);
   return {
     id: row.id,
     title: row.title,
@@ -274,7 +273,7 @@ function readableCopy(row: StoryRow): string {
     .filter((part): part is string => part !== null)
     .map(escapeHtml)
     .join(' · ');
-  const body = (row.content_html ?? '').replace(INLINE_IMAGE, (_all, relPath: string) => `../images/${relPath}`);
+  const body = replaceStoredImageUrls(row.content_html ?? '', (relPath) => `../images/${relPath}`);
   return `<!doctype html>
 <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data: https: http:; style-src 'unsafe-inline'">

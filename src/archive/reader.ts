@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { parseImagePath } from '../images/image-path.js';
+import { isImagePath } from '../images/image-path.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveManifest } from '../schemas/archive.js';
 import { checkEntry } from './entry-check.js';
 
@@ -184,15 +184,6 @@ export class ArchiveReader {
 
   close(): void {
     this.zip.close();
-  }
-}
-
-function isImagePath(relPath: string): boolean {
-  try {
-    parseImagePath(relPath);
-    return true;
-  } catch {
-    return false;
   }
 }
 

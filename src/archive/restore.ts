@@ -14,6 +14,7 @@
 import type { Db, Tx } from '../db/open.js';
 import { bookkeepingTransaction, writeTransaction } from '../db/transaction.js';
 import { releaseImages } from '../images/image-changes.js';
+import { storedImagePaths } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { deriveStoryText } from '../html/story-text.js';
 import { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
@@ -210,6 +211,9 @@ export class ArchiveRestore {
     for (const entry of batch) {
       const story = await this.readStory(errors, entry);
       if (story === undefined) continue;
+      for (const relPath of storedImagePaths(story.contentHtml)) {
+        if (!(await this.hasImage(relPath))) errors.push({ file: entry.name, error: `its text shows the image ${relPath}, which is in neither the archive nor the library` });
+      }
       // Sanitizing and deriving is the costly part: done here, before the transaction opens,
       // one story per turn of the event loop so that requests are served in between.
       prepared.push({ story, text: deriveStoryText(story.contentHtml), coverPath: await this.presentImage(errors, entry.name, story.coverPath) });
@@ -298,14 +302,19 @@ export class ArchiveRestore {
     return story;
   }
 
+  /** Whether the store has the image `relPath` now (restored from the archive or already there). */
+  private async hasImage(relPath: string): Promise<boolean> {
+    try {
+      return (await this.deps.images.locateImage(relPath)).exists;
+    } catch {
+      return false;
+    }
+  }
+
   /** The path when the store has that image now (restored from the archive or already there), else null and a note. */
   private async presentImage(errors: RestoreError[], file: string, relPath: string | null): Promise<string | null> {
     if (relPath === null) return null;
-    try {
-      if ((await this.deps.images.locateImage(relPath)).exists) return relPath;
-    } catch {
-      // an invalid path: reported below
-    }
+    if (await this.hasImage(relPath)) return relPath;
     errors.push({ file, error: `its image ${relPath} is in neither the archive nor the library; it is restored without it` });
     return null;
   }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../db/open.js';
 import { SECRETS_DIR_NAME } from '../auth/secrets.js';
+import { IMAGE_URL_PREFIX, isImagePath } from '../images/image-path.js';
+import { storedImagePaths } from '../images/inline-images.js';
 
 export const BACKUPS_DIR_NAME = 'backups';
 /** Pages per backup step inside the server: ~4 MiB, so requests keep being served meanwhile. */
@@ -10,9 +12,6 @@ export const SERVER_PAGES_PER_STEP = 1024;
 const IMAGES_DIR_NAME = 'images';
 /** Removed images wait here a while, so a backup taken just before the removal can still copy them. */
 export const IMAGE_TRASH_DIR_NAME = '.trash';
-const STORED_IMAGE = /^(covers|avatars|inline)\/[A-Za-z0-9-]+\.(jpg|png|webp)$/;
-/** An imported story's image as its body names it (src/images/inline-images.ts). */
-const INLINE_IMAGE_URL = /\/api\/files\/images\/(inline\/[A-Za-z0-9-]+\.(?:jpg|png|webp))/g;
 
 export interface BackupResult {
   /** Absolute path of the snapshot folder. */
@@ -90,11 +89,13 @@ function copyReferencedImages(snapshotDb: string, dataDir: string, target: strin
       )
       .pluck()
       .all() as string[];
-    const bodies = db.prepare("SELECT content_html FROM stories WHERE instr(content_html, '/api/files/images/inline/') > 0").pluck().all() as string[];
-    const inline = new Set(bodies.flatMap((html) => [...html.matchAll(INLINE_IMAGE_URL)].map((match) => match[1] as string)));
+    // And every image a story body names (an imported page's pictures), one body in memory at a time.
+    const named = new Set(referenced);
+    const bodies = db.prepare('SELECT content_html FROM stories WHERE instr(content_html, ?) > 0').pluck();
+    for (const html of bodies.iterate(IMAGE_URL_PREFIX) as IterableIterator<string>) for (const relPath of storedImagePaths(html)) named.add(relPath);
     for (const dir of ['covers', 'avatars', 'inline']) fs.mkdirSync(path.join(target, IMAGES_DIR_NAME, dir), { recursive: true });
-    for (const relPath of [...referenced, ...inline]) {
-      const found = STORED_IMAGE.test(relPath) ? findImage(dataDir, relPath) : undefined;
+    for (const relPath of named) {
+      const found = isImagePath(relPath) ? findImage(dataDir, relPath) : undefined;
       if (found === undefined) {
         missing.push(relPath);
         continue;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { bookkeepingTransaction } from '../db/transaction.js';
 import { NotFound, TooLarge } from '../errors.js';
-import { SANITIZATION_POLICY } from '../html/policy.js';
+import { storedImageOfSource } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { nowIso } from '../lib/clock.js';
 import { Semaphore } from '../lib/semaphore.js';
@@ -22,7 +22,7 @@ import { tagNotFound } from '../tags/service.js';
 import { CONTAINER_XML, STYLE_CSS, contentOpf, navXhtml, titlePage, tocNcx, type BookChapter, type BookMeta, type BookResource } from './package.js';
 import { koreaderPartialMd5 } from './partial-md5.js';
 import { insertRendition, loadBookStories, pruneRenditions, seriesStoryIds, tagStoryIds, type BookStoryRow, type RenditionRow } from './repository.js';
-import { ownImageSources, storyBody } from './xhtml.js';
+import { ownImagePaths, storyBody } from './xhtml.js';
 import { xhtmlDocument } from './xml.js';
 import { zipEntries, type ZipEntry } from './zip.js';
 
@@ -138,22 +138,25 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
 
   const imageHrefs = new Map<string, string | undefined>();
   for (const story of spec.stories) {
-    for (const src of ownImageSources(story.contentHtml ?? '')) {
-      if (imageHrefs.has(src)) continue;
-      const image = await readEmbeddable(store, src.slice(SANITIZATION_POLICY.ownImagePrefix.length), budget);
+    for (const relPath of ownImagePaths(story.contentHtml ?? '')) {
+      if (imageHrefs.has(relPath)) continue;
+      const image = await readEmbeddable(store, relPath, budget);
       if (image === undefined) {
-        imageHrefs.set(src, undefined);
+        imageHrefs.set(relPath, undefined);
         continue;
       }
       const resource = { href: `images/image-${resources.length + 1}.${EXTENSIONS[image.mediaType]}`, ...image };
       resources.push(resource);
-      imageHrefs.set(src, resource.href);
+      imageHrefs.set(relPath, resource.href);
     }
   }
 
   const meta: BookMeta = { ...spec.meta, language: LANGUAGE, cover };
   const chapters: BookChapter[] = spec.stories.map((story, i) => {
-    const { body } = storyBody(story.title, story.contentHtml ?? '', (src) => imageHrefs.get(src));
+    const { body } = storyBody(story.title, story.contentHtml ?? '', (src) => {
+      const relPath = storedImageOfSource(src);
+      return relPath === undefined ? undefined : imageHrefs.get(relPath);
+    });
     const xhtml = xhtmlDocument(story.title, LANGUAGE, body);
     budget.add(Buffer.byteLength(xhtml));
     return { file: `story-${String(i + 1).padStart(4, '0')}.xhtml`, title: story.title, xhtml };

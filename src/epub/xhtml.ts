@@ -14,7 +14,7 @@
  * their own so no reader has to box mixed content (which would change the xpointers).
  */
 import { DomUtils, ElementType, parseDocument } from 'htmlparser2';
-import { SANITIZATION_POLICY } from '../html/policy.js';
+import { storedImageOfSource } from '../images/inline-images.js';
 import { escapeXml } from '../lib/xml.js';
 
 type DomNode = ReturnType<typeof parseDocument>['children'][number];
@@ -310,15 +310,14 @@ function fosterParented(table: DomElement): DomNode[] {
 }
 
 /**
- * The own images of a story, in document order, duplicates kept once: the `src` of every `img`
- * under this service's image prefix. The caller loads them before {@link storyDocument}.
+ * The stored images a story shows, in document order, duplicates kept once: the `<kind>/<name>`
+ * path of every `img` whose `src` names one (src/images/inline-images.ts decides which do). The
+ * caller loads them before {@link storyBody}.
  */
-export function ownImageSources(html: string): string[] {
+export function ownImagePaths(html: string): string[] {
   const document = parseDocument(html);
-  const sources = DomUtils.getElementsByTagName('img', document.children, true)
-    .map((image) => image.attribs.src ?? '')
-    .filter((src) => src.startsWith(SANITIZATION_POLICY.ownImagePrefix));
-  return [...new Set(sources)];
+  const paths = DomUtils.getElementsByTagName('img', document.children, true).map((image) => storedImageOfSource(image.attribs.src ?? ''));
+  return [...new Set(paths.filter((relPath): relPath is string => relPath !== undefined))];
 }
 
 /**

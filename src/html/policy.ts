@@ -1,3 +1,5 @@
+import { IMAGE_URL_PREFIX } from '../images/image-path.js';
+
 /**
  * The one definition of what story HTML may contain. The sanitizer is built from it and
  * `GET /api/config/html-sanitization` returns it, so clients and server can never disagree
@@ -33,7 +35,7 @@ export const SANITIZATION_POLICY = Object.freeze({
   linkSchemes: Object.freeze(['http', 'https', 'mailto']),
   imageSchemes: Object.freeze(['http', 'https']),
   /** The only relative image source kept: this service's own images. */
-  ownImagePrefix: '/api/files/images/',
+  ownImagePrefix: IMAGE_URL_PREFIX,
   linkRel: 'noopener noreferrer nofollow',
   /** Removed together with everything inside them; other unlisted tags keep their text. */
   droppedWithContent: Object.freeze([

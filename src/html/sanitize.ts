@@ -1,5 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
-import { parseImagePath } from '../images/image-path.js';
+import { storedImageOfSource } from '../images/inline-images.js';
 import { SANITIZATION_POLICY as policy } from './policy.js';
 import { closeUnclosedElements, nextTagStart } from './unclosed.js';
 
@@ -14,15 +14,7 @@ const ABSOLUTE_HTTP = /^https?:\/\//i;
  * or backslash can point the browser at another same-origin path (docs/decisions.md, "Story HTML").
  */
 function isAllowedImageSource(src: string): boolean {
-  const trimmed = src.trim();
-  if (ABSOLUTE_HTTP.test(trimmed)) return true;
-  if (!trimmed.startsWith(policy.ownImagePrefix)) return false;
-  try {
-    parseImagePath(trimmed.slice(policy.ownImagePrefix.length));
-    return true;
-  } catch {
-    return false;
-  }
+  return ABSOLUTE_HTTP.test(src.trim()) || storedImageOfSource(src) !== undefined;
 }
 
 /** sanitize-html options derived from the policy, built once per process. */

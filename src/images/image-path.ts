@@ -24,10 +24,16 @@ export interface ImagePath {
 export const IMAGE_PATH_MAX = 200;
 
 /**
- * The one accepted shape. Names the store writes are `<uuid>.<ext>`; the guard is a little wider
- * (letters, digits, `_`, `-`) but admits no dot except the extension's, no `%`, no separator.
+ * The one accepted shape, as a pattern source for the guard here and for finding the images a
+ * story body names (./inline-images.ts). Names the store writes are `<uuid>.<ext>`; the guard is a
+ * little wider (letters, digits, `_`, `-`) but admits no dot except the extension's, no `%`, no
+ * separator. Group 1 is the kind, group 2 the name.
  */
-const IMAGE_PATH = /^(covers|avatars|inline)\/([A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(?:jpg|png|webp))$/;
+export const IMAGE_PATH_SOURCE = '(covers|avatars|inline)/([A-Za-z0-9][A-Za-z0-9_-]{0,127}\\.(?:jpg|png|webp))';
+const IMAGE_PATH = new RegExp(`^${IMAGE_PATH_SOURCE}$`);
+
+/** Where the stored images are served: `<prefix><kind>/<name>` (docs/api.md, "Images — /api/files"). */
+export const IMAGE_URL_PREFIX = '/api/files/images/';
 
 /**
  * Validates a user-supplied relative image path and returns it split; anything else is a 400
@@ -45,6 +51,16 @@ export function parseImagePath(raw: unknown, field = 'path'): ImagePath {
   return { kind: match[1] as ImageKind, name: match[2] as string, relPath: raw };
 }
 
+/** Whether `raw` is a relative image path the guard accepts (for callers that skip, not refuse, the others). */
+export function isImagePath(raw: unknown): boolean {
+  try {
+    parseImagePath(raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * {@link parseImagePath} for a body field that must name an image of one kind (`coverPath`
  * under `covers/`, `avatarImagePath` under `avatars/`; docs/decisions.md, "Images"); 400 on `field`
@@ -58,7 +74,7 @@ export function parseImagePathOf(kind: ImageKind, raw: unknown, field: string): 
 
 /** The URL an image is served at (docs/api.md, "Images — /api/files"): `/api/files/images/<kind>/<name>`. */
 export function imageUrl(relPath: string): string {
-  return `/api/files/images/${relPath}`;
+  return `${IMAGE_URL_PREFIX}${relPath}`;
 }
 
 const DECODE_ROUNDS = 3;

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { BadRequest } from '../../src/errors.js';
 import { imageUrl, parseImagePath } from '../../src/images/image-path.js';
+import { inlineImagePaths, replaceStoredImageUrls, storedImageOfSource, storedImagePaths } from '../../src/images/inline-images.js';
 
 const UUID = '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
 
@@ -55,4 +56,21 @@ t.test('refused paths are 400 naming the field', async (t) => {
       t.type((error as BadRequest).details?.coverPath, 'string', `${label} names the field`);
     }
   }
+});
+
+t.test('the stored images a story body names: every kind, each once, only the guard’s exact shape', async (t) => {
+  const html = [
+    '<p><img src="/api/files/images/inline/a-1.png" alt="" /><img src=" /api/files/images/covers/b_2.jpg " /></p>',
+    '<a href="/api/files/images/avatars/c.webp">c</a><img src="/api/files/images/inline/a-1.png" />',
+    '<img src="/api/files/images/inline/../covers/d.png" /><img src="/api/files/images/inline/e.png?w=400" />',
+    '<img src="/api/files/images/inline/f.pngx" /><img src="/api/files/images/secrets/g.png" /><img src="https://x.example/api/files/images/inline/h.png" />',
+  ].join('');
+  t.same(storedImagePaths(html), ['inline/a-1.png', 'covers/b_2.jpg', 'avatars/c.webp', 'inline/e.png'], 'a query after a name in the text still names it; another site\'s URL does not');
+  t.same(inlineImagePaths(html), ['inline/a-1.png', 'inline/e.png']);
+  t.same(storedImagePaths(null), []);
+  t.equal(storedImageOfSource(' /api/files/images/inline/a-1.png '), 'inline/a-1.png');
+  for (const src of ['/api/files/images/inline/e.png?w=400', '/api/files/images/inline/../covers/d.png', '/api/files/images/inline/%2e.png', 'https://x.example/api/files/images/inline/h.png', '/api/files/images/inline/f.pngx']) {
+    t.equal(storedImageOfSource(src), undefined, src);
+  }
+  t.equal(replaceStoredImageUrls('<img src="/api/files/images/inline/a-1.png" />', (relPath) => `../images/${relPath}`), '<img src="../images/inline/a-1.png" />');
 });
