@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { LruCache } from '../lib/lru.js';
-import type { DbOrTx } from './open.js';
+import type { Db, DbOrTx, Tx } from './open.js';
 
 /**
  * The per-connection statement cache. Building a Drizzle query and preparing it costs 35-65 us
@@ -29,17 +29,33 @@ export type Connection = DbOrTx | Database.Database;
 export const PREPARED_MAX = 256;
 
 /**
- * The better-sqlite3 connection under a Drizzle database or transaction. Drizzle exposes
- * `$client` on the database only, so for a transaction this reads its session's client
- * (checked, so an upgrade that moves it fails loudly).
+ * The connection of each open Drizzle transaction. Drizzle exposes `$client` on the database but
+ * keeps a transaction's connection in a private field of its session, so the one place that opens
+ * transactions (src/db/transaction.ts, through {@link openTransaction}) records it here instead.
+ */
+const transactionClients = new WeakMap<Tx, Database.Database>();
+
+/**
+ * Opens a Drizzle transaction on `db` (`BEGIN <behavior>`) whose connection {@link sqliteClient}
+ * can find. Synchronous, like every better-sqlite3 transaction.
+ */
+export function openTransaction<T>(db: Db, write: (tx: Tx) => T, behavior: 'deferred' | 'immediate' | 'exclusive'): T {
+  return db.transaction((tx) => {
+    transactionClients.set(tx, db.$client);
+    return write(tx);
+  }, { behavior });
+}
+
+/**
+ * The better-sqlite3 connection under a Drizzle database or transaction: the database's public
+ * `$client`, or the connection {@link openTransaction} recorded for the transaction. A transaction
+ * opened any other way is refused loudly rather than guessed at.
  */
 export function sqliteClient(db: DbOrTx): Database.Database {
   if ('$client' in db) return db.$client;
-  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
-  if (client === undefined || client === null || typeof (client as Database.Database).prepare !== 'function') {
-    throw new Error('The SQLite connection of this Drizzle transaction could not be found');
-  }
-  return client as Database.Database;
+  const client = transactionClients.get(db);
+  if (client === undefined) throw new Error('This Drizzle transaction was not opened by openTransaction (src/db/statements.ts): its SQLite connection is unknown');
+  return client;
 }
 
 function clientOf(connection: Connection): Database.Database {

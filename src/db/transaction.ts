@@ -1,5 +1,6 @@
 import type { Db, Tx } from './open.js';
 import { syncSearchDocuments } from '../search/embedded/sync.js';
+import { openTransaction } from './statements.js';
 
 /**
  * Which to use: a write that changes a story, author, series, tag or one of their links goes
@@ -20,13 +21,14 @@ import { syncSearchDocuments } from '../search/embedded/sync.js';
  * waits for the lock (busy_timeout) before it has read anything, and then goes through.
  */
 export function writeTransaction<T>(db: Db, write: (tx: Tx) => T): T {
-  return db.transaction(
+  return openTransaction(
+    db,
     (tx) => {
       const result = write(tx);
       syncSearchDocuments(tx);
       return result;
     },
-    { behavior: 'immediate' },
+    'immediate',
   );
 }
 
@@ -37,5 +39,5 @@ export function writeTransaction<T>(db: Db, write: (tx: Tx) => T): T {
  * better-sqlite3 transaction.
  */
 export function bookkeepingTransaction<T>(db: Db, write: (tx: Tx) => T): T {
-  return db.transaction(write, { behavior: 'immediate' });
+  return openTransaction(db, write, 'immediate');
 }

@@ -1,7 +1,8 @@
 /**
  * The private parts of yazl that src/archive/export.ts relies on to keep its writing linear
  * (`parkWrittenEntries`): the list of entries is `entries`, and a written entry's `state` is 3.
- * A yazl upgrade that changes either fails here, not in a slow export.
+ * A yazl upgrade that changes either fails here, not in a slow export. Kept as a pin because yazl
+ * 3.3.1 offers no public way to avoid its quadratic scan (the reason is beside `YazlInternals`).
  */
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
