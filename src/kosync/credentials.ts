@@ -14,7 +14,7 @@ function header(request: FastifyRequest, name: string): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-/** onRequest hook of the sync routes: sets `request.principal` or throws 401/403/429. */
+/** onRequest hook of the sync routes: sets `request.principal` or throws 401/403/429 (the routes answer all three as 401). */
 export function kosyncAuthenticator(app: FastifyInstance): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     app.auth.refuseLockedOut(request.ip);

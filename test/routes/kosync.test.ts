@@ -77,7 +77,14 @@ t.test('protocol: statuses, content type, credentials', async (t) => {
   t.equal(none.statusCode, 401, 'no credentials');
 
   const readOnly = await deviceToken(ctx, ['read']);
-  t.equal((await koreader(ctx, 'x', readOnly)('authorize')).status, 403, 'a token without the progress scope');
+  // KOReader's client knows 401 only: a 403 would show "Unknown server error" and queue pushes for ever.
+  const scopeless = koreader(ctx, 'x', readOnly);
+  for (const [name, params] of [['authorize', {}], ['update_progress', { document: 'a'.repeat(32), progress: '1', percentage: 0.1, device: 'K', device_id: 'K' }], ['get_progress', { document: 'a'.repeat(32) }]] as const) {
+    const res = await scopeless(name, params);
+    t.equal(res.status, 401, `${name}: a token without the progress scope`);
+    t.ok(res.expected, `${name}: KOReader's api.json expects the status`);
+    t.match(res.body.message, /"progress" scope/, `${name}: the message KOReader shows says why`);
+  }
 
   const login = await ctx.request({ method: 'GET', url: '/kosync/users/auth' });
   t.equal(login.statusCode, 401, 'the login cookie is not a KOReader credential');
@@ -167,11 +174,14 @@ t.test('wrong keys are throttled with the logins', async (t) => {
   const guess = koreader(ctx, 'me', 'guess');
   const statuses: number[] = [];
   for (let i = 0; i < 11; i++) statuses.push((await guess('authorize')).status);
-  t.same(statuses.slice(0, 10), Array(10).fill(401));
-  t.equal(statuses[10], 429, 'locked out after ten failures');
+  t.same(statuses, Array(11).fill(401), 'the lockout is a 401 as well: KOReader knows no 429');
   const locked = await koreader(ctx, 'me', token)('authorize');
-  t.equal(locked.status, 429, 'even the right token, from a locked-out address');
+  t.equal(locked.status, 401, 'even the right token, from a locked-out address');
+  t.ok(locked.expected);
+  t.match(locked.body.message, /Too many failed logins/, 'the message KOReader shows');
   t.equal(locked.type, 'application/json');
+  const push = await koreader(ctx, 'me', token)('update_progress', { document: 'a'.repeat(32), progress: '1', percentage: 0.1, device: 'K', device_id: 'K' });
+  t.same([push.status, push.expected], [401, true], 'a push from a locked-out address is not queued for ever');
 });
 
 t.test('bad input: a 4xx JSON answer of the exact type, nothing stored', async (t) => {
