@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { nameKeyContains, nameKeyContainsParams } from '../db/name-filter.js';
+import { namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
@@ -155,10 +155,7 @@ export function touchAuthor(db: DbOrTx, id: string): AuthorRow | undefined {
   return db.update(authors).set({ updatedAt }).where(eq(authors.id, id)).returning().get();
 }
 
-export interface AuthorListFilter {
-  /** Case-insensitive substring of the name, already folded with `nameKey`. */
-  nameContains?: string;
-}
+export type AuthorListFilter = NamedListFilter;
 
 /**
  * The statements of one shape of author page (sort, direction, with or without a name filter),
@@ -168,9 +165,9 @@ export interface AuthorListFilter {
  */
 const authorPageShapes = defineStatementShapes();
 
-function authorPageStatements(db: DbOrTx, sortBy: AuthorSortKey, direction: SortDirection, filtered: boolean) {
-  return authorPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
-    const where = nameKeyContains(authors.nameKey, filtered);
+function authorPageStatements(db: DbOrTx, sortBy: AuthorSortKey, direction: SortDirection, filter: AuthorListFilter) {
+  const { where, shape } = namedListWhere(authors, filter);
+  return authorPageShapes(db, `${sortBy}:${direction}:${shape}`, () => {
     return {
       seqs: db
         .select({ seq: authors.seq })
@@ -198,7 +195,7 @@ export function listAuthors(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: AuthorRow[]; total: number } {
-  const statements = authorPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
+  const statements = authorPageStatements(db, sortBy, direction, filter);
   const pattern = nameKeyContainsParams(filter.nameContains);
   const seqs = statements.seqs.all({ ...pattern, limit: window.limit, offset: window.offset }).map((row) => row.seq);
   const total = statements.total.get(pattern)?.total ?? 0;

@@ -115,11 +115,12 @@ export function getAuthor(db: Db, id: string): AuthorDto {
 /**
  * GET /api/authors and /api/authors/search: default `name` ascending, other keys descending
  * unless `sortDir` says otherwise; the search filters by a case-insensitive substring of the name.
+ * `only.withStories` leaves out authors without stories (the OPDS catalog).
  */
-export function listAuthors(db: Db, query: AuthorListQuery | AuthorSearchQuery): PageOf<AuthorDto> {
+export function listAuthors(db: Db, query: AuthorListQuery | AuthorSearchQuery, only: { withStories?: boolean } = {}): PageOf<AuthorDto> {
   const sortBy = query.sortBy ?? 'name';
   const direction = sortDirection(query.sortDir, sortBy === 'name' ? 'asc' : 'desc');
-  const filter = 'query' in query ? { nameContains: nameKey(query.query) } : {};
+  const filter = { ...only, ...('query' in query ? { nameContains: nameKey(query.query) } : {}) };
   const { rows, total } = repo.listAuthors(db, filter, sortBy, direction, pageWindow(query));
   return toPage(presentAll(db, rows), total, query);
 }

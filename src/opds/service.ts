@@ -102,23 +102,23 @@ export async function search(db: Db, engine: SearchEngine, query: string, page: 
   return { stories: loadOpdsStories(db, result.results.map((story) => story.id)), total: result.totalHits, page };
 }
 
-/** Authors A–Z. */
+/** Authors A–Z, only those with stories: an empty author would lead to an empty feed. */
 export function authors(db: Db, page: number): NavigationPage {
-  const result = listAuthors(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'name' });
+  const result = listAuthors(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'name' }, { withStories: true });
   const items = result.content.map((author) => ({ id: author.id, name: author.name, storyCount: author.storyCount, updated: author.updatedAt }));
   return { items, total: result.totalElements, page };
 }
 
-/** Series A–Z. */
+/** Series A–Z, only those with stories. */
 export function series(db: Db, page: number): NavigationPage {
-  const result = listSeries(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'name' });
+  const result = listSeries(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'name' }, { withStories: true });
   const items = result.content.map((found) => ({ id: found.id, name: found.name, storyCount: found.storyCount, updated: found.createdAt }));
   return { items, total: result.totalElements, page };
 }
 
-/** Tags, most used first. */
+/** Tags, most used first, only those some story has. */
 export function tags(db: Db, page: number): NavigationPage {
-  const result = listTags(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'storyCount' });
+  const result = listTags(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'storyCount' }, { withStories: true });
   const items = result.content.map((tag) => ({ id: tag.id, name: tag.name, storyCount: tag.storyCount, updated: tag.updatedAt }));
   return { items, total: result.totalElements, page };
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
-import { nameKeyContains, nameKeyContainsParams } from '../db/name-filter.js';
+import { namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { Db, DbOrTx } from '../db/open.js';
 import { series, type SeriesRow } from '../db/schema.js';
@@ -73,17 +73,14 @@ export function deleteSeriesRow(db: DbOrTx, id: string): boolean {
   return db.delete(series).where(eq(series.id, id)).run().changes > 0;
 }
 
-export interface SeriesListFilter {
-  /** Case-insensitive substring of the name, already folded with `nameKey`. */
-  nameContains?: string;
-}
+export type SeriesListFilter = NamedListFilter;
 
 /** The statements of one shape of series page (sort, direction, name filter), prepared once per connection. */
 const seriesPageShapes = defineStatementShapes();
 
-function seriesPageStatements(db: DbOrTx, sortBy: SeriesSortKey, direction: SortDirection, filtered: boolean) {
-  return seriesPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
-    const where = nameKeyContains(series.nameKey, filtered);
+function seriesPageStatements(db: DbOrTx, sortBy: SeriesSortKey, direction: SortDirection, filter: SeriesListFilter) {
+  const { where, shape } = namedListWhere(series, filter);
+  return seriesPageShapes(db, `${sortBy}:${direction}:${shape}`, () => {
     return {
       rows: db
         .select()
@@ -105,7 +102,7 @@ export function listSeries(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: SeriesRow[]; total: number } {
-  const statements = seriesPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
+  const statements = seriesPageStatements(db, sortBy, direction, filter);
   const pattern = nameKeyContainsParams(filter.nameContains);
   const rows = statements.rows.all({ ...pattern, limit: window.limit, offset: window.offset });
   const total = statements.total.get(pattern)?.total ?? 0;

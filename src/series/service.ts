@@ -43,11 +43,12 @@ export function getSeries(db: Db, id: string): SeriesDto {
 /**
  * GET /api/series and /api/series/search: default `name` ascending, other keys descending
  * unless `sortDir` says otherwise; the search filters by a case-insensitive substring of the name.
+ * `only.withStories` leaves out series without stories (the OPDS catalog).
  */
-export function listSeries(db: Db, query: SeriesListQuery | SeriesSearchQuery): PageOf<SeriesDto> {
+export function listSeries(db: Db, query: SeriesListQuery | SeriesSearchQuery, only: { withStories?: boolean } = {}): PageOf<SeriesDto> {
   const sortBy = query.sortBy ?? 'name';
   const direction = sortDirection(query.sortDir, sortBy === 'name' ? 'asc' : 'desc');
-  const filter = 'query' in query ? { nameContains: nameKey(query.query) } : {};
+  const filter = { ...only, ...('query' in query ? { nameContains: nameKey(query.query) } : {}) };
   const { rows, total } = repo.listSeries(db, filter, sortBy, direction, pageWindow(query));
   return toPage(rows.map(presentSeries), total, query);
 }

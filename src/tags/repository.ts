@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { nameKeyContains, nameKeyContainsParams } from '../db/name-filter.js';
+import { namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
@@ -75,17 +75,14 @@ export function deleteTag(db: DbOrTx, id: string): boolean {
   return db.delete(tags).where(eq(tags.id, id)).run().changes > 0;
 }
 
-export interface TagListFilter {
-  /** Case-insensitive substring of the name, already folded with `nameKey`. */
-  nameContains?: string;
-}
+export type TagListFilter = NamedListFilter;
 
 /** The statements of one shape of tag page (sort, direction, name filter), prepared once per connection. */
 const tagPageShapes = defineStatementShapes();
 
-function tagPageStatements(db: DbOrTx, sortBy: TagSortKey, direction: SortDirection, filtered: boolean) {
-  return tagPageShapes(db, `${sortBy}:${direction}:${filtered ? 'name' : 'all'}`, () => {
-    const where = nameKeyContains(tags.nameKey, filtered);
+function tagPageStatements(db: DbOrTx, sortBy: TagSortKey, direction: SortDirection, filter: TagListFilter) {
+  const { where, shape } = namedListWhere(tags, filter);
+  return tagPageShapes(db, `${sortBy}:${direction}:${shape}`, () => {
     return {
       rows: db
         .select()
@@ -107,7 +104,7 @@ export function listTags(
   direction: SortDirection,
   window: { limit: number; offset: number },
 ): { rows: TagRow[]; total: number } {
-  const statements = tagPageStatements(db, sortBy, direction, filter.nameContains !== undefined);
+  const statements = tagPageStatements(db, sortBy, direction, filter);
   const pattern = nameKeyContainsParams(filter.nameContains);
   const rows = statements.rows.all({ ...pattern, limit: window.limit, offset: window.offset });
   const total = statements.total.get(pattern)?.total ?? 0;

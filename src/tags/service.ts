@@ -30,10 +30,11 @@ export function getTag(db: Db, id: string): TagDto {
   return presentTag(row);
 }
 
-export function listTags(db: Db, query: TagListQuery | TagSearchQuery): PageOf<TagDto> {
+/** GET /api/tags and /api/tags/search; `only.withStories` leaves out unused tags (the OPDS catalog). */
+export function listTags(db: Db, query: TagListQuery | TagSearchQuery, only: { withStories?: boolean } = {}): PageOf<TagDto> {
   const sortBy = query.sortBy ?? 'name';
   const direction = sortDirection(query.sortDir, sortBy === 'name' ? 'asc' : 'desc');
-  const filter = 'query' in query ? { nameContains: nameKey(query.query) } : {};
+  const filter = { ...only, ...('query' in query ? { nameContains: nameKey(query.query) } : {}) };
   const { rows, total } = repo.listTags(db, filter, sortBy, direction, pageWindow(query));
   return toPage(rows.map(presentTag), total, query);
 }
