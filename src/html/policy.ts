@@ -37,6 +37,17 @@ export const SANITIZATION_POLICY = Object.freeze({
   /** The only relative image source kept: this service's own images. */
   ownImagePrefix: IMAGE_URL_PREFIX,
   linkRel: 'noopener noreferrer nofollow',
+  /**
+   * Block elements not on the list become the listed element that shows them the same way, so
+   * their text keeps its own lines: removed outright, `<section>One</section><section>Two</section>`
+   * would glue into "OneTwo" in the story and its words.
+   */
+  renamedTags: Object.freeze({
+    address: 'div', article: 'div', aside: 'div', center: 'div', details: 'div', dialog: 'div',
+    fieldset: 'div', footer: 'div', form: 'div', header: 'div', hgroup: 'div', legend: 'div',
+    main: 'div', nav: 'div', search: 'div', section: 'div', summary: 'div',
+    menu: 'ul', dir: 'ul', listing: 'pre', plaintext: 'pre',
+  }) as Readonly<Record<string, string>>,
   /** Removed together with everything inside them; other unlisted tags keep their text. */
   droppedWithContent: Object.freeze([
     'script', 'style', 'textarea', 'option', 'xmp', 'iframe', 'object', 'embed', 'svg', 'math', 'noscript', 'template',

@@ -32,6 +32,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
   disallowedTagsMode: 'discard',
   nonTextTags: [...policy.droppedWithContent],
   transformTags: {
+    ...Object.fromEntries(Object.entries(policy.renamedTags).map(([from, to]) => [from, to])),
     a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: policy.linkRel } }),
     img: (tagName, attribs) => {
       const kept = Object.entries(attribs).filter(([name, value]) => name !== 'src' || isAllowedImageSource(value));

@@ -13,6 +13,7 @@ const HTML_SANITIZATION = {
   removedAttributes: Object.fromEntries(
     Object.entries(SANITIZATION_POLICY.removedAttributes).map(([tag, names]) => [tag, [...names]]),
   ),
+  renamedTags: { ...SANITIZATION_POLICY.renamedTags },
   description: SANITIZATION_DESCRIPTION,
 };
 

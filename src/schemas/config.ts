@@ -7,5 +7,6 @@ export const HtmlSanitizationConfig = Type.Object({
   allowedAttributes: NamesByTag,
   allowedCssProperties: Type.Array(Type.String()),
   removedAttributes: NamesByTag,
+  renamedTags: Type.Record(Type.String(), Type.String(), { description: 'Block elements not allowed as such, and the allowed tag each becomes' }),
   description: Type.String(),
 });

@@ -70,5 +70,6 @@ t.test('the sanitization settings come from the one policy the sanitizer uses', 
   t.ok(Array.isArray(body.allowedAttributes['*']));
   t.ok(body.allowedCssProperties.includes('color'));
   t.ok(body.removedAttributes['*'].includes('on*'));
+  t.equal(body.renamedTags.section, 'div', 'block elements that are not allowed become one that is');
   t.type(body.description, 'string');
 });

@@ -315,3 +315,15 @@ t.test('invalid parameters are 400 with details', async (t) => {
   const unauthenticated = await ctx.app.inject({ method: 'GET', url: '/api/stories/search?query=x' });
   t.equal(unauthenticated.statusCode, 401);
 });
+
+t.test('words on either side of a table cell or block boundary are found and counted', async (t) => {
+  const ctx = await buildTestApp(t);
+  await filler(ctx, 4);
+  const story = await createStory(ctx, {
+    title: 'Harbour log',
+    contentHtml: '<table><tr><td>Tide</td><td>Highwater</td></tr></table><section>Seafoam</section><section>Driftwood</section>',
+  });
+  t.equal(story.wordCount, 4);
+  t.equal(story.contentPlain, 'Tide Highwater\n\nSeafoam\n\nDriftwood');
+  for (const query of ['highwater', 'tide', 'seafoam', 'driftwood']) t.same(titles(await search(ctx, { query })), ['Harbour log'], query);
+});

@@ -49,7 +49,25 @@ t.test('plain text: blocks make lines, entities decode, spaces collapse', async 
   t.equal(htmlToPlainText('<h1>Title</h1>Text'), 'Title\nText', 'one block boundary is one line break');
   t.equal(htmlToPlainText('in<b>line</b> <i>words</i>'), 'inline words');
   t.equal(htmlToPlainText('<pre>a\n  b</pre>'), 'a\nb', 'pre keeps its lines (trimmed)');
-  t.equal(htmlToPlainText('<table><tr><td>x</td><td>y</td></tr><tr><td>z</td></tr></table>'), 'xy\n\nz');
+  t.equal(htmlToPlainText('<table><tr><td>x</td><td>y</td></tr><tr><td>z</td></tr></table>'), 'x y\n\nz');
+});
+
+t.test('every block and cell boundary is a word boundary, in the plain text and the word count', async (t) => {
+  const cases: [string, string, number][] = [
+    ['<table><tr><th>Tide</th><th>High</th></tr><tr><td>06:12</td><td> 4.1 m </td></tr></table>', 'Tide High\n\n06:12 4.1 m', 6],
+    ['<table><tr><td>a<b>b</b></td><td></td><td>c</td></tr></table>', 'ab c', 2],
+    ['<section>One</section><section>Two</section>', 'One\n\nTwo', 2],
+    ['<article><header>Head</header><main>Body</main><footer>Foot</footer></article><aside>Side</aside>', 'Head\n\nBody\n\nFoot\n\nSide', 4],
+    ['<nav>Home</nav><address>Here</address><details><summary>More</summary>Text</details>', 'Home\n\nHere\n\nMore\nText', 4],
+    ['<menu><li>a</li><li>b</li></menu><center>c</center><form>d</form>', 'a\n\nb\n\nc\n\nd', 4],
+  ];
+  for (const [html, plain, words] of cases) {
+    const text = deriveStoryText(html);
+    t.equal(text.contentPlain, plain, html);
+    t.equal(text.wordCount, words, html);
+  }
+  t.equal(sanitizeStoryHtml('<section class="c" onclick="x()">One</section>'), '<div class="c">One</div>', 'renamed, with the new tag\'s attribute rules');
+  t.equal(sanitizeStoryHtml('<menu><li>a</li></menu>'), '<ul><li>a</li></ul>');
 });
 
 t.test('word counts follow Intl.Segmenter', async (t) => {
