@@ -12,7 +12,8 @@
  * and reported in `errors`; it never stops the others.
  */
 import type { Db, Tx } from '../db/open.js';
-import { bookkeepingTransaction, writeTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction } from '../db/bookkeeping.js';
+import { writeTransaction } from '../db/transaction.js';
 import { releaseImages } from '../images/image-changes.js';
 import { storedImagePaths } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';

@@ -1,7 +1,7 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '../db/open.js';
 import { revokedTokens } from '../db/schema.js';
-import { bookkeepingTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction } from '../db/bookkeeping.js';
 
 /** docs/decisions.md, "Authentication › Tokens and the cookie": tokens and cookies live 24 hours. */
 export const TOKEN_LIFETIME_SECONDS = 86_400;

@@ -6,7 +6,7 @@ import { openTransaction } from './statements.js';
  * Which to use: a write that changes a story, author, series, tag or one of their links goes
  * through {@link writeTransaction}, so the search index follows it; a write that changes none of
  * them (the token deny list, the Typesense outbox, the index's own rebuild, reading progress) goes through
- * {@link bookkeepingTransaction}. Nothing else opens a transaction on the library connection.
+ * `bookkeepingTransaction` (bookkeeping.ts). Nothing else opens a transaction on the library connection.
  *
  * Runs one write as a single SQLite transaction and, before it commits, brings the search
  * documents of everything it touched up to date (triggers record what changed). So the index
@@ -30,14 +30,4 @@ export function writeTransaction<T>(db: Db, write: (tx: Tx) => T): T {
     },
     'immediate',
   );
-}
-
-/**
- * Runs a bookkeeping write (see {@link writeTransaction} for which to use) as one `BEGIN
- * IMMEDIATE` transaction, for the same reason: the lock is waited for, never refused. No sync
- * step: nothing the search documents are built from changes. Synchronous, like every
- * better-sqlite3 transaction.
- */
-export function bookkeepingTransaction<T>(db: Db, write: (tx: Tx) => T): T {
-  return openTransaction(db, write, 'immediate');
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
-import { bookkeepingTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { NotFound, TooLarge } from '../errors.js';
 import { storedImageOfSource } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';

@@ -8,7 +8,7 @@
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../errors.js';
-import { bookkeepingTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { findRendition, loadBookStories, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
 import { renditionVersion } from '../epub/service.js';
 import { storyBody, type BodyBlock } from '../epub/xhtml.js';

@@ -4,7 +4,7 @@
  * (./progress-routes.ts) and server-rendered pages call these functions alike.
  */
 import type { Db } from '../db/open.js';
-import { bookkeepingTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
 import type { ReadingProgressBody, ReadingProgressDto } from '../schemas/reading-progress.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { bookkeepingTransaction } from '../db/transaction.js';
+import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { Conflict, invalidField, NotFound, type ErrorDetails } from '../errors.js';
 import { newId, nowIso } from '../lib/clock.js';
 import { cleanName } from '../lib/names.js';

@@ -15,7 +15,7 @@
 import type Database from 'better-sqlite3';
 import { ServiceUnavailable } from '../../errors.js';
 import type { Db, Tx } from '../../db/open.js';
-import { bookkeepingTransaction } from '../../db/transaction.js';
+import { bookkeepingTransaction } from '../../db/bookkeeping.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { clearSuggestions } from './suggestions.js';
 import { rebuildDirty } from './sync.js';

@@ -16,7 +16,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from '../../db/open.js';
-import { bookkeepingTransaction } from '../../db/transaction.js';
+import { bookkeepingTransaction } from '../../db/bookkeeping.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { foldedWords } from '../text/words.js';
 import { correctable } from '../text/typos.js';

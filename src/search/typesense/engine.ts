@@ -18,7 +18,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { TypesenseConfig } from '../../config.js';
 import type { Db, DbOrTx } from '../../db/open.js';
-import { bookkeepingTransaction } from '../../db/transaction.js';
+import { bookkeepingTransaction } from '../../db/bookkeeping.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
 import { storedNamesByFold } from '../../tags/repository.js';

@@ -15,7 +15,7 @@
 import type Database from 'better-sqlite3';
 import type { Db, DbOrTx } from '../../db/open.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
-import { bookkeepingTransaction } from '../../db/transaction.js';
+import { bookkeepingTransaction } from '../../db/bookkeeping.js';
 import type { SearchChanges } from '../engine.js';
 
 export type OutboxKind = 'story' | 'author';

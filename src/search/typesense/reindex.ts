@@ -19,7 +19,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/open.js';
-import { bookkeepingTransaction } from '../../db/transaction.js';
+import { bookkeepingTransaction } from '../../db/bookkeeping.js';
 import { enqueueChanges } from './outbox.js';
 import { describeError, type TypesenseGateway } from './client.js';
 import { authorDocumentPage, storyDocumentPage } from './documents.js';
