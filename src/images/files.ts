@@ -5,8 +5,22 @@
  */
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { FORMATS, SNIFF_BYTES, sniffImageFormat } from './formats.js';
-import type { OpenedImage } from './store.js';
+
+/** An image opened for serving. Call exactly one of `stream()` or `close()`. */
+export interface OpenedImage {
+  readonly relPath: string;
+  readonly size: number;
+  readonly modified: Date;
+  /** From the file's magic bytes, never its name. */
+  readonly contentType: string;
+  /** Strong: stored names are never reused and files never rewritten, so name+size+mtime pin the bytes. */
+  readonly etag: string;
+  /** The bytes; the stream owns (and closes) the file. */
+  stream(): Readable;
+  close(): Promise<void>;
+}
 
 /** Opened read-only, never through a symlink (where the platform has O_NOFOLLOW). */
 const OPEN_NO_FOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);

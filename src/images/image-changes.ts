@@ -20,6 +20,7 @@ import type { Db, Tx } from '../db/open.js';
 import type { authors, stories } from '../db/schema.js';
 import { writeTransaction } from '../db/transaction.js';
 import { nextUpdatedAt } from '../lib/clock.js';
+import type { WarnLog } from '../lib/warn-log.js';
 import type { ImageKind } from './image-path.js';
 import type { ImageStore } from './store.js';
 import { countImageReferences, referencedImagePaths, referencedInlineImages } from './references.js';
@@ -113,7 +114,7 @@ export async function setImageColumn(db: Db, store: ImageStore, image: ImageColu
  * do not wait to be attached go to the trash; see `ImageStore.sweepUnreferenced`. They are what
  * a crash between a file change and its commit leaves behind.
  */
-export async function sweepUnreferencedImages(db: Db, store: ImageStore, log: { warn(details: object, message: string): void }): Promise<void> {
+export async function sweepUnreferencedImages(db: Db, store: ImageStore, log: WarnLog): Promise<void> {
   const referenced = referencedImagePaths(db);
   // Story bodies are read only if the inline folder holds an image in question.
   let inline: Set<string> | undefined;

@@ -6,6 +6,7 @@
 import fsp, { type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { TooLarge, UnsupportedType } from '../errors.js';
+import type { WarnLog } from '../lib/warn-log.js';
 import type { ImageFormat } from './formats.js';
 import { writeAll } from './files.js';
 import { ImageStructureCheck, InvalidImage } from './structure.js';
@@ -33,7 +34,7 @@ export async function receiveImage(
   stream: Readable & { truncated?: boolean },
   tempPath: string,
   field: string,
-  log: { warn(details: object, message: string): void },
+  log: WarnLog,
 ): Promise<{ tempPath: string; format: ImageFormat }> {
   const check = new ImageStructureCheck();
   let handle: FileHandle | undefined;

@@ -39,15 +39,17 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { invalidField, NotFound } from '../errors.js';
+import type { WarnLog } from '../lib/warn-log.js';
+import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../schemas/files.js';
 import { FORMATS, type ImageFormat } from './formats.js';
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
-import { exists, isMissing, openServable, syncDirectory } from './files.js';
+import { exists, isMissing, openServable, syncDirectory, type OpenedImage } from './files.js';
 import { notAnImage, receiveImage } from './receive.js';
 
 export { imageTooLarge, MAX_IMAGE_BYTES, notAnImage } from './receive.js';
 import { ThumbnailFiles } from './thumbnail-files.js';
-import { THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
+import { THUMBS_DIR } from './thumbnails.js';
 
 
 /** The folder for uploads in progress, inside the images folder. */
@@ -76,31 +78,12 @@ const STALE_UPLOAD_MS = 60 * 60 * 1000;
  */
 export const TRASH_RETENTION_MS = 60 * 60 * 1000;
 
-export interface StoreLogger {
-  warn(details: object, message: string): void;
-}
-
 /** The part of a multipart file part the store reads: its stream and its field name. */
 export interface UploadedPart {
   readonly fieldname: string;
   /** Busboy's stream; `truncated` is set when the parser's own size limit cut it off. */
   readonly file: Readable & { truncated?: boolean };
 }
-
-/** An image opened for serving. Call exactly one of `stream()` or `close()`. */
-export interface OpenedImage {
-  readonly relPath: string;
-  readonly size: number;
-  readonly modified: Date;
-  /** From the file's magic bytes, never its name. */
-  readonly contentType: string;
-  /** Strong: stored names are never reused and files never rewritten, so name+size+mtime pin the bytes. */
-  readonly etag: string;
-  /** The bytes; the stream owns (and closes) the file. */
-  stream(): Readable;
-  close(): Promise<void>;
-}
-
 
 
 function imageNotFound(relPath: string): NotFound {
@@ -114,7 +97,7 @@ export class ImageStore {
   private constructor(
     /** The images folder with symlinks resolved; every path the store touches starts here. */
     readonly root: string,
-    private readonly log: StoreLogger,
+    private readonly log: WarnLog,
   ) {
     this.#thumbs = new ThumbnailFiles(root, path.join(root, INCOMING_DIR), log);
   }
@@ -125,7 +108,7 @@ export class ImageStore {
    * when any of them is not a real directory (a symlink there would let writes or removals leave
    * the folder), sweeps temp files a crash left behind and purges expired trash.
    */
-  static async open(imagesDir: string, log: StoreLogger): Promise<ImageStore> {
+  static async open(imagesDir: string, log: WarnLog): Promise<ImageStore> {
     await fsp.mkdir(imagesDir, { recursive: true });
     const root = await fsp.realpath(imagesDir);
     const trashFolders = IMAGE_KINDS.map((kind) => path.join(TRASH_DIR, kind));

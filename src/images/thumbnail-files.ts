@@ -8,11 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { WarnLog } from '../lib/warn-log.js';
+import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../schemas/files.js';
 import { exists } from './files.js';
 import type { ImageFormat } from './formats.js';
 import { IMAGE_KINDS, type ImagePath } from './image-path.js';
-import type { StoreLogger } from './store.js';
-import { renderThumbnail, stripMetadata, THUMBNAIL_WIDTHS, THUMBS_DIR, type ThumbnailWidth } from './thumbnails.js';
+import { renderThumbnail, stripMetadata, THUMBS_DIR } from './thumbnails.js';
 
 export class ThumbnailFiles {
   constructor(
@@ -20,7 +21,7 @@ export class ThumbnailFiles {
     private readonly root: string,
     /** Where temp files are written: the store's `.incoming/`, swept at startup once stale. */
     private readonly incoming: string,
-    private readonly log: StoreLogger,
+    private readonly log: WarnLog,
   ) {}
 
   /** Where the `width` thumbnail of `image` lives. */
