@@ -6,6 +6,7 @@
  * the store's second check, on the disk.
  */
 import { invalidField } from '../errors.js';
+import { IMAGE_PATH_MAX } from '../schemas/files.js';
 
 export const IMAGE_KINDS = ['covers', 'avatars', 'inline'] as const;
 /** The image folders: story covers, author avatars, and the images inside imported story bodies. */
@@ -19,9 +20,6 @@ export interface ImagePath {
   /** `<kind>/<name>`: the form stored in `coverPath` / `avatarImagePath`. */
   readonly relPath: string;
 }
-
-/** Longer than any name the store writes (`<uuid>.webp` is 41 characters), shorter than abuse. */
-export const IMAGE_PATH_MAX = 200;
 
 /**
  * The one accepted shape, as a pattern source for the guard here and for finding the images a

@@ -8,11 +8,8 @@
  * thumbnails keeps at most two cores busy and queues the rest.
  */
 import { Semaphore } from '../lib/semaphore.js';
+import type { ThumbnailWidth } from '../schemas/files.js';
 import type { ImageFormat } from './formats.js';
-
-/** The widths a thumbnail is made at, in pixels: grid cards at 1x and 2x. */
-export const THUMBNAIL_WIDTHS = [160, 320] as const;
-export type ThumbnailWidth = (typeof THUMBNAIL_WIDTHS)[number];
 
 /** Thumbnails live in `images/.thumbs/<width>/<kind>/<name>.webp`: derived data, never backed up. */
 export const THUMBS_DIR = '.thumbs';

@@ -7,11 +7,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTHOR_NAME_MAX, AUTHOR_NOTES_MAX, AUTHOR_URLS_MAX } from './author.js';
 import { DateTime, HttpUrl, Nullable, Rating, Uuid } from './common.js';
+import { IMAGE_PATH_MAX } from './files.js';
 import { READING_POSITION_MAX } from './reading-progress.js';
 import { SERIES_DESCRIPTION_MAX, SERIES_NAME_MAX } from './series.js';
 import { STORY_DESCRIPTION_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from './story.js';
 import { TAG_NAME_MAX } from './tag.js';
-import { IMAGE_PATH_MAX } from '../images/image-path.js';
 
 export const ARCHIVE_FORMAT = 'storyshelf-archive';
 /** Bumped when a reader of the old version would misread the new one (docs/export-format.md, "Versions"). */

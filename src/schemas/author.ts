@@ -4,8 +4,8 @@
  * limits here are shared with it.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { IMAGE_PATH_MAX } from '../images/image-path.js';
 import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, SearchText, sortedPageQuery, URL_MAX, Uuid } from './common.js';
+import { IMAGE_PATH_MAX } from './files.js';
 
 /** Author names: 255, as for series names and story titles (docs/decisions.md, "Shapes and values"). */
 export const AUTHOR_NAME_MAX = 255;

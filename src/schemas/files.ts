@@ -4,7 +4,19 @@
  * them and names the field `path` in `details`, whichever way the path came (URL tail or query).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../images/thumbnails.js';
+
+/**
+ * Longer than any name the image store writes (`<uuid>.webp` is 41 characters), shorter than
+ * abuse: the limit of every image path field, and of the path guard (src/images/image-path.ts).
+ */
+export const IMAGE_PATH_MAX = 200;
+
+/**
+ * The widths a thumbnail is made at, in pixels: grid cards at 1x and 2x. The contract `?w=`
+ * accepts, and the widths the store keeps (src/images/thumbnails.ts makes them).
+ */
+export const THUMBNAIL_WIDTHS = [160, 320] as const;
+export type ThumbnailWidth = (typeof THUMBNAIL_WIDTHS)[number];
 
 const ImagePathText = Type.String({ description: 'A stored image: covers/<file>, avatars/<file> or inline/<file> (an imported story\'s image)' });
 

@@ -4,8 +4,8 @@
  * params and queries of the lists.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { IMAGE_PATH_MAX } from '../images/image-path.js';
 import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
+import { IMAGE_PATH_MAX } from './files.js';
 import { TAG_NAME_MAX, TagDto } from './tag.js';
 
 export const STORY_TITLE_MAX = 255;

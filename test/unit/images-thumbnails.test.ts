@@ -1,5 +1,6 @@
 import t from 'tap';
-import { createRenderQueue, MAX_CONCURRENT_RENDERS, THUMBNAIL_WIDTHS, thumbnailUrl } from '../../src/images/thumbnails.js';
+import { createRenderQueue, MAX_CONCURRENT_RENDERS, thumbnailUrl } from '../../src/images/thumbnails.js';
+import { THUMBNAIL_WIDTHS } from '../../src/schemas/files.js';
 import { parseImagePath } from '../../src/images/image-path.js';
 
 t.test('thumbnailUrl is the image URL with ?w=, for every width', async (t) => {
