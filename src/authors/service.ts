@@ -6,7 +6,7 @@ import { commitImageChange, type AttachedImage } from '../images/image-changes.j
 import { parseImagePathOf } from '../images/image-path.js';
 import type { ImageStore } from '../images/store.js';
 import { cleanName, nameKey } from '../lib/names.js';
-import { pageWindow, sortDirection, toPage } from '../lib/pagination.js';
+import { pageWindow, sortDirection, toPage, type PageOf } from '../lib/pagination.js';
 import { collect, isHttpUrl, throwIfInvalid } from '../validation.js';
 import {
   AUTHOR_NAME_MAX,
@@ -18,7 +18,6 @@ import {
   type AuthorListQuery,
   type AuthorSearchQuery,
 } from '../schemas/author.js';
-import type { PageOf } from '../schemas/common.js';
 import { presentAuthor } from './present.js';
 import * as repo from './repository.js';
 

@@ -1,5 +1,31 @@
 import { invalidField } from '../errors.js';
-import type { PageOf } from '../schemas/common.js';
+
+/**
+ * The paged envelope of docs/api.md, "Lists and paging", that {@link toPage} builds. Owned here, at
+ * the bottom, so the services that page need not reach up into the contracts for it; the contract
+ * `Paged(item)` (src/schemas/common.ts) describes the same object, and
+ * test/unit/pagination-shape.test.ts holds the two equal.
+ */
+export interface PageOf<T> {
+  content: T[];
+  pageable: {
+    sort: { sorted: boolean; unsorted: boolean };
+    pageNumber: number;
+    pageSize: number;
+    offset: number;
+    paged: boolean;
+    unpaged: boolean;
+  };
+  totalElements: number;
+  totalPages: number;
+  last: boolean;
+  first: boolean;
+  numberOfElements: number;
+  size: number;
+  number: number;
+  sort: { sorted: boolean; unsorted: boolean };
+  empty: boolean;
+}
 
 export type SortDirection = 'asc' | 'desc';
 

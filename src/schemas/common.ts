@@ -98,27 +98,6 @@ export function Paged<T extends TSchema>(item: T) {
   });
 }
 
-export interface PageOf<T> {
-  content: T[];
-  pageable: {
-    sort: { sorted: boolean; unsorted: boolean };
-    pageNumber: number;
-    pageSize: number;
-    offset: number;
-    paged: boolean;
-    unpaged: boolean;
-  };
-  totalElements: number;
-  totalPages: number;
-  last: boolean;
-  first: boolean;
-  numberOfElements: number;
-  size: number;
-  number: number;
-  sort: { sorted: boolean; unsorted: boolean };
-  empty: boolean;
-}
-
 /** The error responses a route can send, for its `response` schema. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
   const responses: Record<number, typeof ErrorBody> = {};

@@ -1,5 +1,5 @@
 import type { ErrorDetails } from '../../errors.js';
-import type { PageOf } from '../../schemas/common.js';
+import type { PageOf } from '../../lib/pagination.js';
 import type { TagDto } from '../../schemas/tag.js';
 import { tagHref } from '../layout/links.js';
 import type { PageModel } from '../render.js';
