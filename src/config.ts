@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { parseAllowHosts, type ImportAllowList } from './import/url/allow-hosts.js';
+import { parseAllowHosts, type ImportAllowList } from './lib/allow-hosts.js';
 
 /** Log levels pino understands; anything else is a configuration error. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import t from 'tap';
 import { HttpError } from '../../src/errors.js';
-import { parseAllowHosts } from '../../src/import/url/allow-hosts.js';
+import { parseAllowHosts } from '../../src/lib/allow-hosts.js';
 import { fetchResource, type FetchOptions } from '../../src/import/url/fetch.js';
 import { fixtureSite, serve } from '../helpers/fixture-site.js';
 

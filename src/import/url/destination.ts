@@ -5,14 +5,12 @@
  * lookups) is refused like the literal, and nothing is sent to it. Refused: every address that
  * is not public unicast (loopback, private, link-local with the cloud metadata address
  * 169.254.169.254, carrier-grade NAT, unique-local IPv6, IPv4-mapped IPv6, 0.0.0.0...), unless
- * `IMPORT_ALLOW_HOSTS` lists it (allow-hosts.ts).
+ * `IMPORT_ALLOW_HOSTS` lists it (src/lib/allow-hosts.ts).
  */
 import type { Agent } from 'node:http';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { hostOf, type ImportAllowList } from './allow-hosts.js';
+import { hostOf, type ImportAllowList } from '../../lib/allow-hosts.js';
 import { blockedDestination } from './errors.js';
-
-export type { ImportAllowList } from './allow-hosts.js';
 
 /** A fresh agent for one hop to `url`: no connection is ever reused for another host's check. */
 export function agentFor(url: URL, allow: ImportAllowList): Agent {

@@ -14,7 +14,8 @@ import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { HttpError } from '../../errors.js';
-import { agentFor, asBlocked, type ImportAllowList } from './destination.js';
+import type { ImportAllowList } from '../../lib/allow-hosts.js';
+import { agentFor, asBlocked } from './destination.js';
 import { tooManyRedirects, upstreamFailed } from './errors.js';
 
 export const MAX_REDIRECTS = 5;

@@ -11,7 +11,7 @@ import { HttpError } from '../../errors.js';
 import { imageUrl } from '../../images/image-path.js';
 import { MAX_IMAGE_BYTES, type ImageStore } from '../../images/store.js';
 import { IMAGE_PLACEHOLDER } from '../image-placeholder.js';
-import type { ImportAllowList } from './destination.js';
+import type { ImportAllowList } from '../../lib/allow-hosts.js';
 import { fetchResource } from './fetch.js';
 
 /** All images of one import together: 50 images at the store's 5 MiB each would be 250 MiB. */

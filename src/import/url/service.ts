@@ -15,7 +15,7 @@ import type { JsonBytes } from '../../lib/json-bytes.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
 import { createStory, updateStory } from '../../stories/service.js';
 import { URL_MAX } from '../../schemas/common.js';
-import type { ImportAllowList } from './destination.js';
+import type { ImportAllowList } from '../../lib/allow-hosts.js';
 import { noArticle, notHtml, pageTooLarge, upstreamTimedOut } from './errors.js';
 import type { ExtractPool } from './extract-pool.js';
 import { fetchResource, isHttpUrl } from './fetch.js';
