@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, MessageBody } from '../schemas/common.js';
 import { ImageBytes, ImageGetQuery, ImagePathQuery, ImageTailParams, ImageTailQuery, NotModified, UploadResponse } from '../schemas/files.js';
+import { sendImage } from './reply.js';
 import * as files from './service.js';
 
 const FILES = ['files'];
@@ -36,7 +37,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: imageResponses,
       },
     },
-    async (request, reply) => files.sendImage(reply, app.images, request.params['*'] || request.query.path, request.query.w, request.headers),
+    async (request, reply) => sendImage(reply, app.images, request.params['*'] || request.query.path, request.query.w, request.headers),
   );
 
   app.get(
@@ -44,7 +45,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags: FILES, summary: 'An image by ?path=; with ?w= its WebP thumbnail', querystring: ImageGetQuery, response: imageResponses },
     },
-    async (request, reply) => files.sendImage(reply, app.images, request.query.path, request.query.w, request.headers),
+    async (request, reply) => sendImage(reply, app.images, request.query.path, request.query.w, request.headers),
   );
 
   app.delete(

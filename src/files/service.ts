@@ -3,16 +3,15 @@
  * (with validators for conditional GETs) and delete (database first, then the disk).
  */
 import type { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
 import { NotFound } from '../errors.js';
 import { imageUrl, parseImagePath, type ImageKind } from '../images/image-path.js';
-import type { ImageStore } from '../images/store.js';
-import type { ThumbnailWidth } from '../images/thumbnails.js';
-import { receiveUpload } from '../images/upload.js';
-import type { UploadResponse } from '../schemas/files.js';
 import { clearImageReferences } from '../images/references.js';
+import type { ImageStore } from '../images/store.js';
+import { receiveUpload } from '../images/upload.js';
+import type { ThumbnailWidth, UploadResponse } from '../schemas/files.js';
 
 /** docs/api.md, "Limits": images are cached for a year. Names are never reused, so this is safe. */
 export const IMAGE_CACHE_CONTROL = 'max-age=31536000';
@@ -84,21 +83,6 @@ export async function imageReply(store: ImageStore, rawPath: unknown, width: Thu
     },
     body: image.stream(),
   };
-}
-
-/**
- * Sends the image {@link imageReply} decided on; the headers only once nothing can fail any more.
- * For every route that serves stored images (`/api/files/images`, the OPDS covers).
- */
-export async function sendImage(
-  reply: FastifyReply,
-  store: ImageStore,
-  rawPath: unknown,
-  width: ThumbnailWidth | undefined,
-  headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
-): Promise<FastifyReply> {
-  const image = await imageReply(store, rawPath, width, { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'] });
-  return reply.code(image.status).headers(image.headers).send(image.body);
 }
 
 function notModified(etag: string, modified: Date, conditions: ConditionalHeaders): boolean {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bookResponses, sendBook } from '../epub/routes.js';
+import { sendBook } from '../epub/reply.js';
 import { storyEpub } from '../epub/service.js';
-import * as files from '../files/service.js';
+import { sendImage } from '../files/reply.js';
 import { errorResponses } from '../schemas/common.js';
 import { ImageBytes, ImageTailParams, ImageTailQuery, NotModified } from '../schemas/files.js';
+import { BookResponses } from '../schemas/epub.js';
 import { OpdsIdParams, OpdsPageQuery, OpdsSearchQuery, OpdsStoriesQuery, XmlDocument, type OpdsSort } from '../schemas/opds.js';
 import { OpdsLinks } from './links.js';
 import {
@@ -137,7 +138,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The story's EPUB under the catalog, so a path-form feed's acquisition link keeps its form (./links.ts).
   app.get(
     '/stories/:id.epub',
-    { schema: { tags: OPDS, summary: 'A story as an EPUB 3 book, the same file as GET /api/stories/{id}/epub', params: OpdsIdParams, response: bookResponses } },
+    { schema: { tags: OPDS, summary: 'A story as an EPUB 3 book, the same file as GET /api/stories/{id}/epub', params: OpdsIdParams, response: BookResponses } },
     async (request, reply) => sendBook(reply, await storyEpub(app.db, app.images, request.params.id)),
   );
 
@@ -147,6 +148,6 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags: OPDS, summary: 'A cover by its path; with ?w= its WebP thumbnail', params: ImageTailParams, querystring: ImageTailQuery, response: { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
     },
-    async (request, reply) => files.sendImage(reply, app.images, request.params['*'], request.query.w, request.headers),
+    async (request, reply) => sendImage(reply, app.images, request.params['*'], request.query.w, request.headers),
   );
 };
