@@ -9,6 +9,7 @@
  * clears it, and a single empty `urls` part removes every URL. An absent part leaves its field
  * as it is; unknown parts are ignored, as unknown JSON fields are.
  */
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/open.js';
 import type { ErrorDetails } from '../errors.js';
@@ -23,6 +24,20 @@ import { authorNotFound, RATING_RULE, updateAuthor, type AuthorPatch } from './s
 export const AVATAR_PART = 'avatar';
 /** The form's name for the rating, used in `details` (docs/decisions.md, "Shapes and values"). */
 export const FORM_RATING_FIELD = 'authorRating';
+
+/**
+ * The form's parts as the OpenAPI document shows them (the route's `multipartForm`); the parts
+ * are read and checked by {@link updateAuthorFromForm}, not by this schema. Typed as a plain
+ * `TSchema`: the route's config needs no more, and its inferred type is too deep for the route's
+ * type provider.
+ */
+export const AuthorUpdateForm: TSchema = Type.Object({
+  name: Type.Optional(Type.String()),
+  notes: Type.Optional(Type.String({ description: 'Empty clears it' })),
+  urls: Type.Optional(Type.Array(Type.String(), { description: 'One part per URL, in order; a single empty part removes every URL' })),
+  [FORM_RATING_FIELD]: Type.Optional(Type.String({ description: '1 to 5; empty clears it' })),
+  [AVATAR_PART]: Type.Optional(Type.String({ format: 'binary' })),
+});
 
 /**
  * Reads the form and applies it. An unknown author is 404 before a byte of the body is read;

@@ -14,7 +14,7 @@ import {
 import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { invalidField } from '../errors.js';
 import { authorAvatarRoutes } from './avatar-routes.js';
-import { updateAuthorFromForm } from './form.js';
+import { AuthorUpdateForm, updateAuthorFromForm } from './form.js';
 import * as authors from './service.js';
 
 const AUTHORS = ['authors'];
@@ -86,7 +86,7 @@ export const authorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // docs/api.md, "Authors — /api/authors": one route, two forms. JSON is validated by its
       // schema below; the multipart form (not parsed into request.body) is read and checked by
       // the service, same rules.
-      config: { acceptsMultipart: true, bodyRules: authors.authorBodyIssues },
+      config: { acceptsMultipart: true, multipartForm: AuthorUpdateForm, bodyRules: authors.authorBodyIssues },
       schema: {
         tags: AUTHORS,
         summary: 'Update an author: JSON (partial, null clears, urls replace) or multipart (name, notes, urls, authorRating, avatar)',

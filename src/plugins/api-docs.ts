@@ -1,9 +1,8 @@
 import fp from 'fastify-plugin';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { AVATAR_PART, FORM_RATING_FIELD } from '../authors/form.js';
 import { ErrorBody } from '../schemas/common.js';
 import { helmetHeaders } from './security-headers.js';
 
@@ -11,6 +10,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set by `markRequiresToken` on every route of a scope whose onRequest hook demands a token. */
     requiresToken?: boolean;
+    /**
+     * For a route with `acceptsMultipart`, the form it reads when it takes more than an image in
+     * the part `file`: for the document only (the route's own code reads and checks the parts).
+     */
+    multipartForm?: TSchema;
   }
 }
 
@@ -51,19 +55,8 @@ export const DOCS_CSP = helmetHeaders({
 
 const BinaryFile = Type.String({ format: 'binary' });
 
-/** The form of a multipart route that takes just the image, in the part `file` (src/images/upload.ts). */
+/** The form of a multipart route that takes just the image, in the part `file` (src/images/upload.ts), unless the route names its own `multipartForm`. */
 const ImageForm = Type.Object({ file: BinaryFile });
-
-/** Multipart forms with more than an image, by route (the author form, src/authors/form.ts). */
-const MULTIPART_FORMS: Readonly<Record<string, ReturnType<typeof Type.Object>>> = {
-  'PUT /api/authors/:id': Type.Object({
-    name: Type.Optional(Type.String()),
-    notes: Type.Optional(Type.String({ description: 'Empty clears it' })),
-    urls: Type.Optional(Type.Array(Type.String(), { description: 'One part per URL, in order; a single empty part removes every URL' })),
-    [FORM_RATING_FIELD]: Type.Optional(Type.String({ description: '1 to 5; empty clears it' })),
-    [AVATAR_PART]: Type.Optional(BinaryFile),
-  }),
-};
 
 /** The name a trailing `*` gets as a path parameter (OpenAPI has no wildcard segments). */
 const WILDCARD_NAMES: Readonly<Record<string, string>> = { '/api/files/images/*': 'imagePath' };
@@ -134,7 +127,7 @@ export const apiDocsPlugin = fp(
       if (schema.response !== undefined) doc.response = imageResponses(schema.response as Record<string, JsonSchema>);
       if (route.config?.acceptsMultipart === true) {
         const json = (schema.body as { content?: Record<string, unknown> } | undefined)?.content ?? {};
-        const form = MULTIPART_FORMS[`${method} ${url}`] ?? ImageForm;
+        const form = route.config.multipartForm ?? ImageForm;
         doc.body = { content: { ...json, 'multipart/form-data': { schema: form } } };
       }
       return { schema: doc, url: path };
