@@ -8,7 +8,8 @@ import path from 'node:path';
 import t from 'tap';
 import { applyMigrations, closeDatabase, openDatabase } from '../../src/db/open.js';
 import { sqliteClient } from '../../src/db/statements.js';
-import { bookkeepingTransaction, writeTransaction } from '../../src/db/transaction.js';
+import { bookkeepingTransaction } from '../../src/db/bookkeeping.js';
+import { writeTransaction } from '../../src/db/transaction.js';
 import { tempDataDir } from '../helpers/app.js';
 
 t.test('each wrapper hands out the connection it opened the transaction on', async (t) => {
