@@ -127,12 +127,34 @@ function absolute(raw: string | null, base: string): string | undefined {
   }
 }
 
-/** Links made absolute, so they still lead somewhere from our pages. */
-function absoluteLinks(document: Doc, base: string): void {
-  for (const link of document.querySelectorAll('a[href]')) {
+/**
+ * The URL the page's relative links mean: its `<base href>` (itself relative to the page), else
+ * the page's own URL (as a browser resolves them).
+ */
+function documentBase(document: Doc, pageUrl: string): string {
+  return absolute(document.querySelector('base[href]')?.getAttribute('href') ?? null, pageUrl) ?? pageUrl;
+}
+
+/**
+ * Links of the extracted body made absolute, so they still lead somewhere from our pages; a link
+ * to a place in the same page stays `#name`. This runs after Readability, never before: it counts
+ * in-page `#` links at 0.3 of other links when it decides what is navigation, and links made
+ * absolute first turned a contents list or a figure caption into "mostly links" it dropped. A
+ * link that is not http(s) (`javascript:`, a broken URL) keeps its text and loses its target.
+ */
+function resolveLinks(root: Root, base: string, pageUrl: string): void {
+  const page = new URL(pageUrl);
+  page.hash = '';
+  for (const link of root.querySelectorAll('a[href]')) {
     const href = absolute(link.getAttribute('href'), base);
-    if (href === undefined) link.removeAttribute('href');
-    else link.setAttribute('href', href);
+    if (href === undefined) {
+      link.removeAttribute('href');
+      continue;
+    }
+    const target = new URL(href);
+    const fragment = target.hash;
+    target.hash = '';
+    link.setAttribute('href', fragment !== '' && target.href === page.href ? fragment : href);
   }
 }
 
@@ -176,13 +198,14 @@ export function extractStory(html: string, pageUrl: string, maxImages: number): 
   const description = metaContent(document, ['og:description', 'description', 'twitter:description']);
   const pageTitle = clean(document.querySelector('title')?.textContent);
 
-  absoluteLinks(document, pageUrl);
+  const base = documentBase(document, pageUrl);
   const article = new Readability(document, { keepClasses: false }).parse();
   const text = clean(article?.textContent);
   if (article === null || text === null || text.length < MIN_TEXT_CHARS || article.content === null || article.content === undefined) return undefined;
 
   const { document: body } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`);
-  const imageUrls = placeholdImages(body.body, pageUrl, maxImages);
+  resolveLinks(body.body, base, pageUrl);
+  const imageUrls = placeholdImages(body.body, base, maxImages);
   const title = withoutSiteName(metaTitle ?? clean(article.title) ?? pageTitle ?? new URL(pageUrl).hostname, siteName);
   return {
     title,

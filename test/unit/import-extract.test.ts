@@ -70,3 +70,36 @@ t.test('charset: BOM, then the transport, then <meta>, then UTF-8 when valid, th
   t.equal(decodeHtml(Buffer.from('<title>Story – Site</title>café', 'utf8')), '<title>Story – Site</title>café', 'nothing declared, valid UTF-8: UTF-8');
   t.equal(decodeHtml(Buffer.from('<meta charset="windows-1252">café', 'utf8')), '<meta charset="windows-1252">cafÃ©', 'a declared charset wins even over valid UTF-8');
 });
+
+t.test('links are resolved after extraction: a contents list of # links and a figure caption survive', async (t) => {
+  const sections = ['Early life', 'The lighthouse years', 'The storm', 'Later work', 'Legacy'];
+  const html = `<html><head><title>The Keeper</title></head><body><div id="content"><h1>The Keeper</h1>
+${storyParagraphs(['the', 'keeper', 'trimmed', 'the', 'wick', 'at', 'dusk'], 2)}
+<h2>Contents</h2><ul class="table-of-contents">${sections.map((name, n) => `<li><a href="#s${n}"><span>${n + 1}</span> <span>${name}</span></a></li>`).join('')}</ul>
+${sections.map((name, n) => `<h2 id="s${n}">${name}</h2>${storyParagraphs(['waves', 'broke', 'on', 'the', 'rocks', 'below', 'him'], 2)}`).join('\n')}
+<div class="thumb"><figure><img src="storm.png" alt=""><figcaption>Figure 2: <a href="#s2">the storm front</a></figcaption></figure></div>
+<p>See <a href="Harbour">the harbour</a>, <a href="/about">about</a>, <a href="https://elsewhere.example/x">elsewhere</a> and <a href="javascript:void(0)">nothing</a>.</p>
+</div></body></html>`;
+  const story = extractStory(html, 'https://wiki.example/wiki/The_Keeper', 5);
+  const content = story?.contentHtml ?? '';
+  t.match(content, /Contents/);
+  for (const [n, name] of sections.entries()) t.match(content, `<a href="#s${n}"><span>${n + 1}</span> <span>${name}</span></a>`, `the contents list keeps "${name}" as an in-page link`);
+  t.match(content, /Figure 2: <a href="#s2">the storm front<\/a>/, 'the caption stays');
+  t.same(story?.imageUrls, ['https://wiki.example/wiki/storm.png']);
+  t.match(content, '<a href="https://wiki.example/wiki/Harbour">the harbour</a>', 'other links are made absolute');
+  t.match(content, '<a href="https://wiki.example/about">about</a>');
+  t.match(content, '<a href="https://elsewhere.example/x">elsewhere</a>');
+  t.match(content, ' and nothing.', 'a javascript: link keeps its text only');
+  t.notMatch(content, /javascript:/);
+});
+
+t.test('<base href> is what relative links and images mean, # links included, as in a browser', async (t) => {
+  const html = `<html><head><title>T</title><base href="/archive/2019/"></head><body><article>${TEXT}
+<p><img src="pic.png" alt=""> <a href="next">Next</a> <a href="#top">Top</a></p></article></body></html>`;
+  const story = extractStory(html, 'https://blog.example/post?id=7', 5);
+  t.same(story?.imageUrls, ['https://blog.example/archive/2019/pic.png']);
+  t.match(story?.contentHtml, '<a href="https://blog.example/archive/2019/next">Next</a>');
+  t.match(story?.contentHtml, '<a href="https://blog.example/archive/2019/#top">Top</a>', 'the base names another page, so # leads there');
+  const same = extractStory(html.replace('/archive/2019/', '/post?id=7'), 'https://blog.example/post?id=7', 5);
+  t.match(same?.contentHtml, '<a href="#top">Top</a>', 'a base naming the page itself keeps # links in the page');
+});
