@@ -23,10 +23,34 @@ export type Connection = DbOrTx | Database.Database;
  * Most shapes one {@link defineStatementShapes} definition keeps per connection. Today's fixed
  * shape sets are far smaller (the story lists' scope x sort x direction x part is about 100), so
  * none is ever dropped; the bound keeps a shape built from request input from growing the cache
- * without end (each prepared statement holds tens of KB). A dropped shape is prepared again on
- * its next use.
+ * without end. A dropped shape is prepared again on its next use.
  */
 export const PREPARED_MAX = 256;
+
+/**
+ * Most estimated bytes of prepared statements one shape family keeps per connection (see
+ * {@link estimatedStatementBytes}). A count alone bounds memory only at the largest statement's
+ * size: a search filtered by 100 tags prepares a ~9,000-character statement holding ~55 KB, so
+ * 256 of them on each of three connections (the main one and two search threads) held ~42 MB,
+ * and 5,600 distinct search shapes grew the service by 111 MiB. 2 MiB keeps every small shape
+ * the working set has (~256 of ~7 KB) and ~38 of the largest.
+ */
+export const PREPARED_BYTES_MAX = 2 * 1024 * 1024;
+
+/**
+ * SQLite's memory for a prepared statement, estimated from its SQL text: measured at ~5.5-6
+ * bytes per character for the search's shapes (4,700 characters ~25 KB, 9,100 ~54 KB: the
+ * VDBE program grows with the joins and terms the text spells out), plus a fixed part. Values
+ * that are not better-sqlite3 statements (a Drizzle prepared query) are weighed by their shape
+ * key, whose length tracks the text it builds.
+ */
+export function estimatedStatementBytes(value: unknown, shape: string): number {
+  const source = (value as { source?: unknown } | null)?.source;
+  const text = typeof source === 'string' ? source : shape;
+  return STATEMENT_BASE_BYTES + text.length * STATEMENT_BYTES_PER_CHARACTER;
+}
+const STATEMENT_BASE_BYTES = 4096;
+const STATEMENT_BYTES_PER_CHARACTER = 6;
 
 /**
  * The connection of each open Drizzle transaction. Drizzle exposes `$client` on the database but
@@ -92,16 +116,26 @@ export interface StatementShapes<T> {
   <S extends T>(connection: Connection, shape: string, build: () => S): S;
   /** How many shapes the connection keeps now (for tests and diagnostics). */
   count(connection: Connection): number;
+  /** Their estimated bytes ({@link estimatedStatementBytes}). */
+  bytes(connection: Connection): number;
 }
 
 /**
- * A family of statements told apart by a shape key, at most `maxShapes` per connection (the
- * least recently used is dropped). Define at module level; shape keys need to be unique within
- * the family only.
+ * A family of statements told apart by a shape key, at most `maxShapes` and `maxBytes`
+ * estimated bytes ({@link estimatedStatementBytes}) per connection; the least recently used go
+ * first. Define at module level; shape keys need to be unique within the family only.
  */
-export function defineStatementShapes<T = unknown>(maxShapes = PREPARED_MAX): StatementShapes<T> {
+export function defineStatementShapes<T = unknown>(maxShapes = PREPARED_MAX, maxBytes = PREPARED_BYTES_MAX): StatementShapes<T> {
   const key = Symbol('statement shapes');
-  const shapes = (connection: Connection) => slot(connection, key, () => new LruCache<string, T>(maxShapes));
-  const get = <S extends T>(connection: Connection, shape: string, build: () => S): S => shapes(connection).getOrCreate(shape, build) as S;
-  return Object.assign(get, { count: (connection: Connection) => shapes(connection).size });
+  const shapes = (connection: Connection) =>
+    slot(connection, key, () => new LruCache<string, { value: T; bytes: number }>(maxShapes, { maxWeight: maxBytes, weigh: (entry) => entry.bytes }));
+  const get = <S extends T>(connection: Connection, shape: string, build: () => S): S =>
+    shapes(connection).getOrCreate(shape, () => {
+      const value = build();
+      return { value, bytes: estimatedStatementBytes(value, shape) };
+    }).value as S;
+  return Object.assign(get, {
+    count: (connection: Connection) => shapes(connection).size,
+    bytes: (connection: Connection) => shapes(connection).weight,
+  });
 }

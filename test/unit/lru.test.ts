@@ -39,3 +39,22 @@ t.test('getOrCreate builds once per key while it is cached, and again after evic
 t.test('the bound must be a positive integer', async (t) => {
   for (const bad of [0, -1, 1.5, Number.NaN]) t.throws(() => new LruCache(bad), RangeError, String(bad));
 });
+
+t.test('with weights, the total weight stays under its bound, the least recently used going first', async (t) => {
+  const cache = new LruCache<string, number>(100, { maxWeight: 10, weigh: (value) => value });
+  cache.set('a', 4);
+  cache.set('b', 4);
+  t.equal(cache.weight, 8);
+  t.equal(cache.get('a'), 4, 'a is now the most recently used');
+  cache.set('c', 4);
+  t.same([...cache.keys()], ['a', 'c'], 'b, the least recently used, made room');
+  t.equal(cache.weight, 8);
+  cache.set('a', 1);
+  t.equal(cache.weight, 5, 'storing a key again replaces its weight');
+  cache.set('big', 25);
+  t.same([...cache.keys()], ['big'], 'an entry heavier than the bound is kept alone, never dropped before its first use');
+  t.equal(cache.weight, 25);
+  cache.set('d', 2);
+  t.same([...cache.keys()], ['d'], 'and it goes as soon as anything else arrives');
+  t.throws(() => new LruCache(1, { maxWeight: 0, weigh: () => 1 }), RangeError);
+});

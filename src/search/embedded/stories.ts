@@ -49,10 +49,10 @@ const fixedStatements = defineStatements((client: Database.Database) => ({
 /**
  * Most statements kept per connection whose text depends on the filters and sort. The text
  * varies with the number of tags (up to 100), the sort key, direction, rating and author
- * filters and the plan, so clients can make thousands of shapes, and each prepared statement
- * holds ~35 KB (5,600 shapes grew the process by ~190 MB). 256 holds every shape of a few
- * sorts over a dozen tag counts, the working set of real use, in ~9 MB; an evicted shape is
- * prepared again on its next use.
+ * filters and the plan, so clients can make thousands of shapes. 256 holds every shape of a few
+ * sorts over a dozen tag counts, the working set of real use; their memory is bounded too
+ * (`PREPARED_BYTES_MAX`, src/db/statements.ts), since one 100-tag shape holds as much as a
+ * dozen one-tag ones. An evicted shape is prepared again on its next use.
  */
 export const SHAPED_STATEMENTS_MAX = 256;
 
