@@ -1,12 +1,13 @@
 /**
- * Reading a library archive safely (docs/decisions.md, "Library archive"): the whole central
+ * Reading a library archive safely (docs/decisions.md, "Library archive"), through the one
+ * defensive ZIP reader (src/lib/safe-zip.ts) with the archive's caps: the whole central
  * directory is checked before anything is restored, and any entry that could write outside its
  * place or hide a bomb refuses the whole archive. Entries are read one at a time with their
  * sizes capped, never the archive as a whole.
  */
 import type { Readable } from 'node:stream';
-import yauzl from 'yauzl';
 import { isImagePath } from '../images/image-path.js';
+import { SafeZip, UnsafeZip, type ZipEntry, type ZipRefusal } from '../lib/safe-zip.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveManifest } from '../schemas/archive.js';
 import { checkEntry } from './entry-check.js';
 
@@ -34,26 +35,17 @@ export const DEFAULT_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
 /** The whole archive is refused: nothing may be restored from it. */
 export class ArchiveRejected extends Error {}
 
-/** What is kept of an entry: enough to open it again, a tenth of yauzl's own object. */
-export interface IndexedEntry {
-  readonly name: string;
-  readonly offset: number;
-  readonly compressedSize: number;
-  readonly uncompressedSize: number;
-  readonly compressionMethod: number;
-  readonly flags: number;
-}
+/** What is kept of an entry: enough to open it again (src/lib/safe-zip.ts). */
+export type IndexedEntry = ZipEntry;
 
 export const LIST_NAMES = ['authors.jsonl', 'series.jsonl', 'tags.jsonl', 'progress.jsonl'] as const;
 export type ListName = (typeof LIST_NAMES)[number];
 
 const STORY_ENTRY = /^stories\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(json|html)$/;
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
 
 export class ArchiveReader {
   private constructor(
-    private readonly zip: yauzl.ZipFile,
+    private readonly zip: SafeZip,
     readonly manifest: ArchiveManifest,
     /** `stories/<id>.json`, by name. */
     readonly stories: readonly IndexedEntry[],
@@ -73,53 +65,33 @@ export class ArchiveReader {
    * another format or of a newer version.
    */
   static async open(file: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<ArchiveReader> {
-    let zip: yauzl.ZipFile;
+    let zip: SafeZip;
     try {
-      zip = await yauzl.openPromise(file, { autoClose: false, lazyEntries: true, validateEntrySizes: true, strictFileNames: true });
+      zip = await SafeZip.open(file, { maxEntries: limits.maxEntries, maxTotalBytes: limits.maxTotalBytes });
     } catch (error) {
-      throw new ArchiveRejected(`not a readable ZIP archive (${(error as Error).message})`);
+      throw error instanceof UnsafeZip ? new ArchiveRejected(refusalMessage(error.refusal)) : error;
     }
     try {
-      if (zip.entryCount > limits.maxEntries) throw new ArchiveRejected(`too many entries: ${zip.entryCount} (at most ${limits.maxEntries})`);
       const seen = new Set<string>();
       const stories: IndexedEntry[] = [];
       const images: IndexedEntry[] = [];
       const lists = new Map<ListName, IndexedEntry>();
       const ignored: string[] = [];
       let manifestEntry: IndexedEntry | undefined;
-      let total = 0;
-      try {
-        for await (const entry of zip.eachEntry()) {
-          const name = entry.fileName;
-          if (seen.has(name)) throw new ArchiveRejected(`the entry ${name} appears twice`);
-          seen.add(name);
-          if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw new ArchiveRejected(`the entry ${name} is a symbolic link`);
-          if (entry.isEncrypted()) throw new ArchiveRejected(`the entry ${name} is encrypted`);
-          if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw new ArchiveRejected(`the entry ${name} uses an unknown compression method`);
-          total += entry.uncompressedSize;
-          if (total > limits.maxTotalBytes) throw new ArchiveRejected(`the entries hold more than ${limits.maxTotalBytes} bytes uncompressed`);
-          if (name.endsWith('/')) continue;
-          const indexed: IndexedEntry = {
-            name,
-            offset: entry.relativeOffsetOfLocalHeader,
-            compressedSize: entry.compressedSize,
-            uncompressedSize: entry.uncompressedSize,
-            compressionMethod: entry.compressionMethod,
-            flags: entry.generalPurposeBitFlag,
-          };
-          if (name === 'manifest.json') manifestEntry = indexed;
-          else if ((LIST_NAMES as readonly string[]).includes(name)) {
-            if (entry.uncompressedSize > limits.maxListBytes) throw new ArchiveRejected(`${name} holds more than ${limits.maxListBytes} bytes`);
-            lists.set(name as ListName, indexed);
-          } else if (STORY_ENTRY.exec(name)?.[2] === 'json') stories.push(indexed);
-          else if (STORY_ENTRY.test(name)) continue; // the readable copy: for people, not restored
-          else if (name.startsWith('images/') && isImagePath(name.slice('images/'.length))) images.push(indexed);
-          else ignored.push(name);
-        }
-      } catch (error) {
-        if (error instanceof ArchiveRejected) throw error;
-        // yauzl refuses absolute paths, `..` segments and backslashes in names itself.
-        throw new ArchiveRejected(`unsafe or unreadable entry: ${(error as Error).message}`);
+      for (const entry of zip.entries) {
+        const name = entry.name;
+        if (seen.has(name)) throw new ArchiveRejected(`the entry ${name} appears twice`);
+        seen.add(name);
+        if (SafeZip.isEncrypted(entry)) throw new ArchiveRejected(`the entry ${name} is encrypted`);
+        if (!SafeZip.isReadable(entry)) throw new ArchiveRejected(`the entry ${name} uses an unknown compression method`);
+        if (name === 'manifest.json') manifestEntry = entry;
+        else if ((LIST_NAMES as readonly string[]).includes(name)) {
+          if (entry.uncompressedSize > limits.maxListBytes) throw new ArchiveRejected(`${name} holds more than ${limits.maxListBytes} bytes`);
+          lists.set(name as ListName, entry);
+        } else if (STORY_ENTRY.exec(name)?.[2] === 'json') stories.push(entry);
+        else if (STORY_ENTRY.test(name)) continue; // the readable copy: for people, not restored
+        else if (name.startsWith('images/') && isImagePath(name.slice('images/'.length))) images.push(entry);
+        else ignored.push(name);
       }
       if (manifestEntry === undefined) throw new ArchiveRejected('manifest.json is missing: this is not a Storyshelf library archive');
       const byName = (a: IndexedEntry, b: IndexedEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -133,12 +105,12 @@ export class ArchiveReader {
 
   /** The entry's bytes; throws when it holds more than `cap` bytes (declared or real). */
   readBuffer(entry: IndexedEntry, cap: number): Promise<Buffer> {
-    return readEntry(this.zip, entry, cap);
+    return this.zip.read(entry, cap);
   }
 
   /** The entry's uncompressed bytes as a stream (sizes checked against the directory by yauzl). */
   openStream(entry: IndexedEntry): Promise<Readable> {
-    return openEntry(this.zip, entry);
+    return this.zip.stream(entry);
   }
 
   /**
@@ -187,12 +159,29 @@ export class ArchiveReader {
   }
 }
 
+/** The archive's words for a refused ZIP, as the 400's `details.file` shows them. */
+function refusalMessage(refusal: ZipRefusal): string {
+  switch (refusal.problem) {
+    case 'not-a-zip':
+      return `not a readable ZIP archive (${refusal.cause})`;
+    case 'bad-entry':
+      // yauzl refuses absolute paths, `..` segments and backslashes in names itself.
+      return `unsafe or unreadable entry: ${refusal.cause}`;
+    case 'symlink':
+      return `the entry ${refusal.name} is a symbolic link`;
+    case 'too-many-entries':
+      return `too many entries: ${refusal.count} (at most ${refusal.max})`;
+    case 'too-many-bytes':
+      return `the entries hold more than ${refusal.max} bytes uncompressed`;
+  }
+}
+
 /** The manifest, checked: {@link ArchiveRejected} unless it is a valid manifest of a version this code reads. */
-async function readManifest(zip: yauzl.ZipFile, entry: IndexedEntry): Promise<ArchiveManifest> {
+async function readManifest(zip: SafeZip, entry: IndexedEntry): Promise<ArchiveManifest> {
   if (entry.uncompressedSize > 1024 ** 2) throw new ArchiveRejected('manifest.json is larger than 1 MiB');
   let value: unknown;
   try {
-    value = JSON.parse((await readEntry(zip, entry, 1024 ** 2)).toString('utf8'));
+    value = JSON.parse((await zip.read(entry, 1024 ** 2)).toString('utf8'));
   } catch (error) {
     throw new ArchiveRejected(`manifest.json is not valid JSON (${(error as Error).message})`);
   }
@@ -204,29 +193,4 @@ async function readManifest(zip: yauzl.ZipFile, entry: IndexedEntry): Promise<Ar
   const problem = checkEntry(ArchiveManifest, value);
   if (problem !== undefined) throw new ArchiveRejected(`manifest.json is invalid: ${problem}`);
   return value as ArchiveManifest;
-}
-
-async function readEntry(zip: yauzl.ZipFile, entry: IndexedEntry, cap: number): Promise<Buffer> {
-  if (entry.uncompressedSize > cap) throw new Error(`holds ${entry.uncompressedSize} bytes, more than ${cap}`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of await openEntry(zip, entry)) {
-    size += (chunk as Buffer).length;
-    if (size > cap) throw new Error(`holds more than ${cap} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** yauzl opens an entry from these few fields: a shell on its prototype stands in for the full object. */
-function openEntry(zip: yauzl.ZipFile, entry: IndexedEntry): Promise<Readable> {
-  const shell = Object.assign(Object.create(yauzl.Entry.prototype) as yauzl.Entry, {
-    fileName: entry.name,
-    relativeOffsetOfLocalHeader: entry.offset,
-    compressedSize: entry.compressedSize,
-    uncompressedSize: entry.uncompressedSize,
-    compressionMethod: entry.compressionMethod,
-    generalPurposeBitFlag: entry.flags,
-  });
-  return zip.openReadStreamPromise(shell);
 }

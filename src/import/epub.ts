@@ -41,7 +41,7 @@ function parseXml(text: string): XmlDocument {
 }
 
 async function readText(zip: OpenedZip, name: string, maxBytes: number): Promise<string> {
-  const entry = zip.entries.find((candidate) => candidate.fileName === name);
+  const entry = zip.entries.find((candidate) => candidate.name === name);
   if (entry === undefined) throw new Error(`the EPUB has no ${name}`);
   return (await zip.read(entry, maxBytes)).toString('utf8');
 }
@@ -146,7 +146,7 @@ export async function parseEpub(source: string | Buffer): Promise<RawStory> {
     const chapters: string[] = [];
     let bytes = 0;
     for (const file of spinePaths(opf, opfPath)) {
-      const entry = zip.entries.find((candidate) => candidate.fileName === file);
+      const entry = zip.entries.find((candidate) => candidate.name === file);
       if (entry === undefined) continue;
       bytes += entry.uncompressedSize;
       if (bytes > EPUB_TEXT_MAX) throw new UnsafeArchive(`the text of this EPUB is over ${EPUB_TEXT_MAX} bytes`);

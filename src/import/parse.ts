@@ -76,14 +76,14 @@ function isCandidate(name: string): boolean {
 export async function listArchive(filePath: string): Promise<string[]> {
   const zip = await openZip(filePath);
   zip.close();
-  return zip.entries.map((entry) => entry.fileName).filter(isCandidate);
+  return zip.entries.map((entry) => entry.name).filter(isCandidate);
 }
 
 async function parseEntry(zip: OpenedZip, name: string): Promise<RawStory> {
   const format = formatOf(name);
   if (format === undefined) throw new Error('not a story file');
   if (format === 'zip') throw new Error('archives inside archives are not imported');
-  const entry = zip.entries.find((candidate) => candidate.fileName === name);
+  const entry = zip.entries.find((candidate) => candidate.name === name);
   if (entry === undefined) throw new Error('the entry is no longer in the archive');
   return parseBytes(format, await zip.read(entry, format === 'epub' ? BOOK_FILE_MAX : TEXT_FILE_MAX));
 }

@@ -79,3 +79,12 @@ t.test('parsed metadata is fitted to the story rules rather than refused', async
   t.equal(acceptedSourceUrl('https://ok.example/a'), 'https://ok.example/a');
   t.equal(acceptedSourceUrl(`https://long.example/${'a'.repeat(2048)}`), undefined);
 });
+
+t.test('a backslash in an entry name refuses the whole book, as docs/decisions.md says ("File import"), rather than being read as a slash', async (t) => {
+  const book = await epub3('<dc:title>Slashes</dc:title>', { one: xhtml('One', '<p>Text.</p>') });
+  const name = Buffer.from('OEBPS/text/one.xhtml');
+  let patched = 0;
+  for (let at = book.indexOf(name); at !== -1; at = book.indexOf(name, at + 1), patched += 1) book.write('\\', at + 'OEBPS'.length, 'latin1');
+  t.equal(patched, 2, 'the local header and the central directory both name it');
+  await t.rejects(parseEpub(book), /not a readable ZIP: invalid characters in fileName: OEBPS\\text\/one\.xhtml/);
+});
