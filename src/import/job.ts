@@ -70,8 +70,10 @@ function isJobStopped(error: unknown): boolean {
 function commitResult(context: JobContext<ImportParams, ImportState>, result: ParseResult, state: ImportState): void {
   const fail = (error: string) => context.commit({ state, errors: [{ file: result.file, error }] });
   if ('error' in result) return fail(result.error);
+  // A file read with a loss (bytes that were not text in its encoding, NULs) is imported and says so.
+  const notes = (result.story.notes ?? []).map((note) => ({ file: result.file, error: `imported, but ${note}` }));
   try {
-    context.commit({ state, done: 1 }, writeStory(result));
+    context.commit({ state, done: 1, notes }, writeStory(result));
   } catch (error) {
     if (isJobStopped(error)) throw error;
     fail(error instanceof Error ? error.message : String(error));

@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { decodeBuffer } from 'encoding-sniffer';
 import { deriveStoryText, type StoryText } from '../html/story-text.js';
+import { decodeImported } from './decode-text.js';
 import { parseEpub } from './epub.js';
 import { BOOK_FILE_MAX, formatOf, TEXT_FILE_MAX, type ImportFormat } from './formats.js';
 import type { RawStory } from './raw-story.js';
@@ -19,33 +19,32 @@ export interface ParsedStory extends Omit<RawStory, 'html'> {
   /** The title found in the file, else the file name without its extension. */
   title: string;
   text: StoryText;
+  /** What reading the file lost or changed (src/import/decode-text.ts), for the job's result; absent when nothing. */
+  notes?: string[];
 }
 
 /** One file's (or archive entry's) outcome; `file` is the name shown in the job's errors. */
 export type ParseResult = { file: string; story: ParsedStory } | { file: string; error: string };
 
-function decodeText(bytes: Buffer): string {
-  return bytes.toString('utf8').replace(/^\uFEFF/, '');
+/** A file's story before the story rules, and what decoding its bytes lost or changed. */
+interface ReadFile {
+  raw: RawStory;
+  notes: string[];
 }
 
-async function parseBytes(format: Exclude<ImportFormat, 'zip'>, bytes: Buffer): Promise<RawStory> {
-  switch (format) {
-    case 'html':
-      // The page's own charset (BOM, meta), as a browser would read it.
-      return parseHtmlFile(decodeBuffer(bytes));
-    case 'txt':
-      return parseTextFile(decodeText(bytes));
-    case 'md':
-      return parseMarkdownFile(decodeText(bytes));
-    case 'epub':
-      return parseEpub(bytes);
-  }
+const PARSERS = { html: parseHtmlFile, txt: parseTextFile, md: parseMarkdownFile } as const;
+
+async function parseBytes(format: Exclude<ImportFormat, 'zip'>, bytes: Buffer): Promise<ReadFile> {
+  if (format === 'epub') return { raw: await parseEpub(bytes), notes: [] };
+  // The one decoder of imported text: a mark, the page's declared charset (HTML), UTF-16, UTF-8, else windows-1252.
+  const { text, notes } = decodeImported(bytes, format === 'html' ? 'html' : 'text');
+  return { raw: PARSERS[format](text), notes };
 }
 
-function finish(raw: RawStory, name: string): ParsedStory {
+function finish({ raw, notes }: ReadFile, name: string): ParsedStory {
   const { html, ...metadata } = raw;
   const fallback = path.basename(name, path.extname(name)).trim() || 'Untitled';
-  return { ...metadata, title: raw.title ?? fallback, text: deriveStoryText(html) };
+  return { ...metadata, title: raw.title ?? fallback, text: deriveStoryText(html), ...(notes.length > 0 ? { notes } : {}) };
 }
 
 function failure(file: string, error: unknown): ParseResult {
@@ -57,7 +56,7 @@ export async function parseFile(filePath: string, file: string): Promise<ParseRe
   try {
     const format = formatOf(file);
     if (format === undefined || format === 'zip') throw new Error('not a story file (.html, .htm, .txt, .md or .epub)');
-    if (format === 'epub') return { file, story: finish(await parseEpub(filePath), file) };
+    if (format === 'epub') return { file, story: finish({ raw: await parseEpub(filePath), notes: [] }, file) };
     const { size } = await fs.stat(filePath);
     if (size > TEXT_FILE_MAX) throw new Error(`the file is over ${TEXT_FILE_MAX} bytes`);
     return { file, story: finish(await parseBytes(format, await fs.readFile(filePath)), file) };
@@ -79,7 +78,7 @@ export async function listArchive(filePath: string): Promise<string[]> {
   return zip.entries.map((entry) => entry.name).filter(isCandidate);
 }
 
-async function parseEntry(zip: OpenedZip, name: string): Promise<RawStory> {
+async function parseEntry(zip: OpenedZip, name: string): Promise<ReadFile> {
   const format = formatOf(name);
   if (format === undefined) throw new Error('not a story file');
   if (format === 'zip') throw new Error('archives inside archives are not imported');

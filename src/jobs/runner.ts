@@ -29,6 +29,11 @@ export interface JobStep<S> {
   done?: number;
   /** Items this step gave up on, each with its reason (the first 100 of a job are kept). */
   errors?: readonly JobError[];
+  /**
+   * Remarks on items this step did finish (an imported file that lost something on the way):
+   * listed with the errors, but not counted as failed.
+   */
+  notes?: readonly JobError[];
   /** A new total, when the handler has learnt how many items there are. */
   total?: number;
 }
@@ -212,7 +217,8 @@ export class JobRunner {
       commit: (step, write) => {
         if (controller.signal.aborted) throw new JobStopped();
         const stepErrors = step.errors ?? [];
-        const nextErrors = [...errors, ...stepErrors.slice(0, Math.max(0, JOB_ERRORS_MAX - errors.length))];
+        const listed = [...stepErrors, ...(step.notes ?? [])];
+        const nextErrors = [...errors, ...listed.slice(0, Math.max(0, JOB_ERRORS_MAX - errors.length))];
         const progress = {
           done: done + (step.done ?? 0),
           failed: failed + stepErrors.length,

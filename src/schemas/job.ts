@@ -24,7 +24,10 @@ export const JobDto = Type.Object({
   total: Type.Integer({ description: 'Items to process; may grow while archives are opened' }),
   done: Type.Integer({ description: 'Items processed successfully' }),
   failed: Type.Integer({ description: 'Items that failed (each one counted, the first 100 listed in errors)' }),
-  errors: Type.Array(JobError, { maxItems: JOB_ERRORS_MAX }),
+  errors: Type.Array(JobError, {
+    maxItems: JOB_ERRORS_MAX,
+    description: 'The first failures, and remarks ("imported, but …") on items that succeeded with a loss',
+  }),
   createdAt: DateTime,
   startedAt: Nullable(DateTime),
   finishedAt: Nullable(DateTime),

@@ -148,3 +148,41 @@ t.test('an import interrupted by a restart completes on the next start without d
   t.equal(titles.length, 7, `seven stories, none twice: ${titles.join(', ')}`);
   t.equal(new Set(titles).size, 7);
 });
+
+const ENCODINGS = path.join(import.meta.dirname, '../fixtures/encodings');
+
+t.test('text files in the encodings editors save import as the same text, nothing replaced (fixtures made with iconv)', async (t) => {
+  const ctx = await buildTestApp(t);
+  const names = fs.readdirSync(ENCODINGS).filter((name) => name.endsWith('.txt')).sort();
+  t.equal(names.length, 6);
+  const job = await importAndWait(t, ctx, names.map((name) => ({ filename: name, data: fs.readFileSync(path.join(ENCODINGS, name)) })));
+  t.match(job, { status: 'done', total: 6, done: 6, failed: 0, errors: [] });
+  const stories = await storiesOf(ctx);
+  const reference = stories.find((story) => story.title === 'harbour.utf-8');
+  t.match(reference?.contentPlain, /^The Harbour at Saint-Rémy\n\n“You’re late,” said Élodie/);
+  t.equal(reference?.wordCount, 59);
+  for (const story of stories) {
+    t.equal(story.contentPlain, reference?.contentPlain, `${story.title}: the same text`);
+    t.equal(story.wordCount, 59, `${story.title}: the same word count`);
+    t.notMatch(story.contentHtml, /[\u0000\uFFFD]/, `${story.title}: no NUL, no replacement character`);
+  }
+});
+
+t.test('what decoding loses is said in the job result: NULs removed, invalid bytes under a byte-order mark', async (t) => {
+  const ctx = await buildTestApp(t);
+  const job = await importAndWait(t, ctx, [
+    { filename: 'nul.txt', data: Buffer.from('one\0two three', 'utf8') },
+    { filename: 'broken-bom.txt', data: Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0x20, 0xff, 0x20, 0x62]) },
+    { filename: 'odd-utf16.txt', data: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('word', 'utf16le'), Buffer.from([0x41])]) },
+    { filename: 'real.txt', data: Buffer.from('a replacement \uFFFD the author typed', 'utf8') },
+  ]);
+  t.match(job, { status: 'done', total: 4, done: 4, failed: 0 }, 'imported, not failed');
+  const errors = new Map(job.errors.map((entry) => [entry.file, entry.error]));
+  t.same([...errors.keys()].sort(), ['broken-bom.txt', 'nul.txt', 'odd-utf16.txt'], 'a character the source held is no loss');
+  t.match(errors.get('nul.txt'), /^imported, but 1 NUL character was removed$/);
+  t.match(errors.get('broken-bom.txt'), /^imported, but 1 sequence was not valid utf-8 and is shown as \uFFFD$/);
+  t.match(errors.get('odd-utf16.txt'), /not valid utf-16le/);
+  const byTitle = new Map((await storiesOf(ctx)).map((story) => [story.title, story]));
+  t.equal(byTitle.get('nul')?.contentPlain, 'onetwo three');
+  t.equal(byTitle.get('real')?.contentPlain, 'a replacement \uFFFD the author typed');
+});

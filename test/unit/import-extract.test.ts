@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeHtml } from '../../src/import/decode-html.js';
+import { decodeHtml } from '../../src/import/decode-text.js';
 import { extractStory, withoutSiteName } from '../../src/import/html-story.js';
 import { IMAGE_PLACEHOLDER } from '../../src/import/image-placeholder.js';
 import { storyParagraphs } from '../helpers/fixture-site.js';
@@ -67,6 +67,9 @@ t.test('charset: BOM, then the transport, then <meta>, then UTF-8 when valid, th
   t.equal(decodeHtml(cp1251, 'windows-1251'), 'Мир', 'the Content-Type charset');
   t.equal(decodeHtml(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset="windows-1251">é')]), 'windows-1251'), '<meta charset="windows-1251">é', 'a UTF-8 BOM wins over both');
   t.equal(decodeHtml(Buffer.from([0xe9])), 'é', 'nothing declared and not UTF-8: windows-1252');
+  t.equal(decodeHtml(Buffer.from([0x93, 0x80, 0x85, 0x96, 0x99, 0x94, 0x81])), '“€…–™”\u0081', 'windows-1252 by its WHATWG table, not read as ISO-8859-1');
+  t.equal(decodeHtml(Buffer.from([0x91, 0x61, 0x92]), 'iso-8859-1'), '‘a’', 'the ISO-8859-1 label means windows-1252');
+  t.equal(decodeHtml(Buffer.from('<p>Über</p>', 'utf16le')), '<p>Über</p>', 'UTF-16 without a mark, by its zero bytes');
   t.equal(decodeHtml(Buffer.from('<title>Story – Site</title>café', 'utf8')), '<title>Story – Site</title>café', 'nothing declared, valid UTF-8: UTF-8');
   t.equal(decodeHtml(Buffer.from('<meta charset="windows-1252">café', 'utf8')), '<meta charset="windows-1252">cafÃ©', 'a declared charset wins even over valid UTF-8');
 });

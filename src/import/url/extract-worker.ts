@@ -4,7 +4,7 @@
  * large page never block the server's event loop.
  */
 import { parentPort } from 'node:worker_threads';
-import { decodeHtml } from '../decode-html.js';
+import { decodeHtml } from '../decode-text.js';
 import { extractStory } from '../html-story.js';
 import type { ExtractJob, ExtractReply } from './extract-pool.js';
 
