@@ -5,14 +5,16 @@
  * name=author>`. Pure and synchronous, and costly on large pages (hundreds of milliseconds), so
  * the URL import runs it in a worker thread (src/import/url/extract-pool.ts).
  *
- * The body keeps its images only as placeholders: each `<img>` source becomes
- * `storyshelf-import:<n>` and its absolute URL is listed in `imageUrls[n]`. The caller downloads
- * what it can and puts our own path in place; a placeholder left over is not an http(s) URL, so
+ * The body keeps its images only as placeholders: each picture's source becomes
+ * `storyshelf-import:<n>` and the absolute URLs to try for it, best first, are listed in
+ * `imageSources[n]` (./image-sources.ts chooses among `src`, `srcset`, `<picture>` and lazy
+ * loaders' attributes). The caller downloads what it can and puts our own path in place; a placeholder left over is not an http(s) URL, so
  * the sanitizer drops that image, and no import ever hot-links a third-party image.
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { IMAGE_PLACEHOLDER } from './image-placeholder.js';
+import { pictureCandidates, type SourceElement } from './image-sources.js';
 
 export interface ExtractedStory {
   title: string;
@@ -20,8 +22,8 @@ export interface ExtractedStory {
   summary: string | null;
   /** Unsanitized: the caller sanitizes on write, as every story body is. */
   contentHtml: string;
-  /** Absolute http(s) URLs of the body's images, in placeholder order. */
-  imageUrls: string[];
+  /** Per picture, in placeholder order: the absolute http(s) URLs to try, best first (never empty). */
+  imageSources: string[][];
 }
 
 /**
@@ -158,24 +160,33 @@ function resolveLinks(root: Root, base: string, pageUrl: string): void {
   }
 }
 
+/** What a lazy loader or a `srcset` left on an `<img>`: nothing of it is kept once the source is chosen. */
+const SOURCE_ATTRIBUTES = ['srcset', 'sizes', 'data-src', 'data-srcset', 'data-lazy-src', 'data-lazy-srcset', 'data-original'];
+
 /**
- * Replaces each image source with a placeholder (at most `maxImages`; images beyond are
- * removed), returning the absolute URLs in placeholder order. Lazy-loading attributes count.
+ * Replaces each picture's source with a placeholder (at most `maxImages`; pictures beyond, and
+ * those with no http(s) source, are removed), returning the URLs to try for each in placeholder
+ * order. A `<picture>` that Readability left without its `<img>` gets one, so its `<source>`s
+ * count; the `<source>`s go once read.
  */
-function placeholdImages(root: Root, base: string, maxImages: number): string[] {
-  const urls: string[] = [];
+function placeholdImages(root: Root, base: string, maxImages: number): string[][] {
+  const document = root.ownerDocument;
+  for (const picture of [...root.querySelectorAll('picture')]) {
+    if (picture.querySelector('img') === null) picture.appendChild(document.createElement('img'));
+  }
+  const sources: string[][] = [];
   for (const image of [...root.querySelectorAll('img')]) {
-    const source = absolute(image.getAttribute('src') ?? image.getAttribute('data-src'), base);
-    image.removeAttribute('srcset');
-    image.removeAttribute('data-src');
-    if (source === undefined || urls.length >= maxImages) {
+    const candidates = pictureCandidates(image as unknown as SourceElement, (raw) => absolute(raw, base));
+    for (const name of SOURCE_ATTRIBUTES) image.removeAttribute(name);
+    if (candidates.length === 0 || sources.length >= maxImages) {
       image.remove();
       continue;
     }
-    image.setAttribute('src', `${IMAGE_PLACEHOLDER}${urls.length}`);
-    urls.push(source);
+    image.setAttribute('src', `${IMAGE_PLACEHOLDER}${sources.length}`);
+    sources.push(candidates);
   }
-  return urls;
+  for (const source of [...root.querySelectorAll('picture source')]) source.remove();
+  return sources;
 }
 
 /**
@@ -205,13 +216,13 @@ export function extractStory(html: string, pageUrl: string, maxImages: number): 
 
   const { document: body } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`);
   resolveLinks(body.body, base, pageUrl);
-  const imageUrls = placeholdImages(body.body, base, maxImages);
+  const imageSources = placeholdImages(body.body, base, maxImages);
   const title = withoutSiteName(metaTitle ?? clean(article.title) ?? pageTitle ?? new URL(pageUrl).hostname, siteName);
   return {
     title,
     authorName: metaAuthor ?? authorName(article.byline ?? null),
     summary: description ?? clean(article.excerpt),
     contentHtml: body.body.innerHTML,
-    imageUrls,
+    imageSources,
   };
 }

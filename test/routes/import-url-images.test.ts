@@ -3,7 +3,7 @@ import path from 'node:path';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { fixtureSite, serve, storyParagraphs, type FixtureHandler } from '../helpers/fixture-site.js';
-import { imageFolderFiles, png, trashedImages } from '../helpers/images.js';
+import { imageFolderFiles, jpeg, png, pngOfSize, trashedImages, webp } from '../helpers/images.js';
 
 const ARTICLE = storyParagraphs(['the', 'painter', 'mixed', 'blue', 'into', 'the', 'evening', 'sky']);
 
@@ -45,4 +45,35 @@ t.test('inline images live as long as a story body names them: restart, backup, 
 
   t.equal((await ctx.del(`/api/stories/${id}`)).statusCode, 200);
   t.same(imageFolderFiles(ctx.dataDir), [], 'deleting the story releases its images');
+});
+
+t.test('lazy-loaded pictures (srcset, data-srcset, data-src, <picture><source>) are stored: the best candidate, the next when it fails', async (t) => {
+  const ctx = await buildTestApp(t, { IMPORT_ALLOW_HOSTS: '127.0.0.1' });
+  const blank = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';
+  const pictures = [
+    `<p><img src="${blank}" data-srcset="/p/a-400.png 400w, /p/a-1200.png 1200w" class="lazyload" alt="a"></p>`,
+    '<p><img srcset="/p/b-1x.jpg 1x, /p/b-2x.jpg 2x" alt="b"></p>',
+    '<figure><picture><source type="image/avif" srcset="/p/c.avif 1600w"><source data-srcset="/p/c-800.webp 800w, /p/c-1600.webp 1600w"><img alt="c"></picture><figcaption>C</figcaption></figure>',
+    '<p><img src="/p/blank.gif" data-src="/p/d?id=4" class="lazy" alt="d"></p>',
+    '<p><img data-srcset="/p/gone-1000.png 1000w, /p/e-500.png 500w" alt="e"></p>',
+  ].join('\n');
+  const site = await fixtureSite(t, {
+    '/lazy': serve(`<html><head><title>Lazy</title></head><body><article>${ARTICLE}${pictures}</article></body></html>`),
+    '/p/a-1200.png': serve(pngOfSize(200), 'image/png'),
+    '/p/b-2x.jpg': serve(jpeg(), 'image/jpeg'),
+    '/p/c-1600.webp': serve(webp(), 'image/webp'),
+    '/p/d': serve(pngOfSize(210), 'image/png'),
+    '/p/e-500.png': serve(pngOfSize(220), 'image/png'),
+  });
+  const res = await ctx.post('/api/import/url', { url: `${site.origin}/lazy` });
+  t.equal(res.statusCode, 201, res.body);
+  const stored = inlineSources(res.json().contentHtml);
+  t.equal(stored.length, 5, 'every picture is stored');
+  t.same(imageFolderFiles(ctx.dataDir).length, 5);
+  t.same(
+    site.received.filter((path) => path.startsWith('/p/')),
+    ['/p/a-1200.png', '/p/b-2x.jpg', '/p/c-1600.webp', '/p/d', '/p/gone-1000.png', '/p/e-500.png'],
+    'the widest or densest candidate, never the AVIF source, the placeholder or a smaller one once one was stored',
+  );
+  t.notMatch(res.json().contentHtml, /srcset|data-src|<source|<picture/);
 });

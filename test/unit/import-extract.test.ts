@@ -2,6 +2,7 @@ import t from 'tap';
 import { decodeHtml } from '../../src/import/decode-text.js';
 import { extractStory, withoutSiteName } from '../../src/import/html-story.js';
 import { IMAGE_PLACEHOLDER } from '../../src/import/image-placeholder.js';
+import { parseSrcset, rankCandidates } from '../../src/import/image-sources.js';
 import { storyParagraphs } from '../helpers/fixture-site.js';
 
 const TEXT = storyParagraphs(['rain', 'on', 'the', 'harbour', 'roofs', 'woke', 'the', 'town']);
@@ -36,16 +37,16 @@ t.test('profile URLs and handles are not author names; "By" is dropped from a by
   t.equal(extractStory(page('<meta name="author" content="By  Kim  Lee">'), 'https://x.example/', 5)?.authorName, 'Kim Lee');
 });
 
-t.test('images become numbered placeholders with absolute URLs, lazy sources count, at most maxImages', async (t) => {
+t.test('images become numbered placeholders with absolute URLs to try, best first; lazy sources count; at most maxImages', async (t) => {
   const images = Array.from({ length: 5 }, (_, n) => `<img src="/i/${n}.png" srcset="/i/${n}@2x.png 2x" alt="${n}">`).join('');
   const html = `<html><body><article>${TEXT}<p>${images}<img data-src="lazy.jpg" alt="lazy"><img src="data:image/png;base64,AAAA" alt="inline data"></p></article></body></html>`;
   const story = extractStory(html, 'https://pics.example/story/1', 3);
-  t.same(story?.imageUrls, ['https://pics.example/i/0.png', 'https://pics.example/i/1.png', 'https://pics.example/i/2.png']);
+  t.same(story?.imageSources, [0, 1, 2].map((n) => [`https://pics.example/i/${n}@2x.png`, `https://pics.example/i/${n}.png`]), 'the 2x candidate first, src after it');
   const placeholders = [...(story?.contentHtml ?? '').matchAll(/src="([^"]+)"/g)].map((match) => match[1]);
   t.same(placeholders, [`${IMAGE_PLACEHOLDER}0`, `${IMAGE_PLACEHOLDER}1`, `${IMAGE_PLACEHOLDER}2`], 'the rest are removed');
   t.notMatch(story?.contentHtml, /srcset/);
   const lazy = extractStory(`<html><body><article>${TEXT}<p><img data-src="lazy.jpg" alt="lazy"></p></article></body></html>`, 'https://pics.example/story/1', 3);
-  t.same(lazy?.imageUrls, ['https://pics.example/story/lazy.jpg']);
+  t.same(lazy?.imageSources, [['https://pics.example/story/lazy.jpg']]);
 });
 
 t.test('a page without article text is no story', async (t) => {
@@ -88,7 +89,7 @@ ${sections.map((name, n) => `<h2 id="s${n}">${name}</h2>${storyParagraphs(['wave
   t.match(content, /Contents/);
   for (const [n, name] of sections.entries()) t.match(content, `<a href="#s${n}"><span>${n + 1}</span> <span>${name}</span></a>`, `the contents list keeps "${name}" as an in-page link`);
   t.match(content, /Figure 2: <a href="#s2">the storm front<\/a>/, 'the caption stays');
-  t.same(story?.imageUrls, ['https://wiki.example/wiki/storm.png']);
+  t.same(story?.imageSources, [['https://wiki.example/wiki/storm.png']]);
   t.match(content, '<a href="https://wiki.example/wiki/Harbour">the harbour</a>', 'other links are made absolute');
   t.match(content, '<a href="https://wiki.example/about">about</a>');
   t.match(content, '<a href="https://elsewhere.example/x">elsewhere</a>');
@@ -100,9 +101,41 @@ t.test('<base href> is what relative links and images mean, # links included, as
   const html = `<html><head><title>T</title><base href="/archive/2019/"></head><body><article>${TEXT}
 <p><img src="pic.png" alt=""> <a href="next">Next</a> <a href="#top">Top</a></p></article></body></html>`;
   const story = extractStory(html, 'https://blog.example/post?id=7', 5);
-  t.same(story?.imageUrls, ['https://blog.example/archive/2019/pic.png']);
+  t.same(story?.imageSources, [['https://blog.example/archive/2019/pic.png']]);
   t.match(story?.contentHtml, '<a href="https://blog.example/archive/2019/next">Next</a>');
   t.match(story?.contentHtml, '<a href="https://blog.example/archive/2019/#top">Top</a>', 'the base names another page, so # leads there');
   const same = extractStory(html.replace('/archive/2019/', '/post?id=7'), 'https://blog.example/post?id=7', 5);
   t.match(same?.contentHtml, '<a href="#top">Top</a>', 'a base naming the page itself keeps # links in the page');
+});
+
+t.test('srcset: URLs with commas survive, descriptors are read, the widest width within the limit ranks first', async (t) => {
+  t.same(parseSrcset('/w_400,h_300/a.jpg 400w, b.jpg 1200w,c.jpg'), [{ url: '/w_400,h_300/a.jpg', width: 400 }, { url: 'b.jpg', width: 1200 }, { url: 'c.jpg' }]);
+  t.same(parseSrcset('a.png 1x, b.png 2.5x, bad.png 2q, d.png,'), [{ url: 'a.png', density: 1 }, { url: 'b.png', density: 2.5 }, { url: 'd.png' }]);
+  t.same(parseSrcset(''), []);
+  const ranked = rankCandidates([{ url: '800', width: 800 }, { url: '4000', width: 4000 }, { url: '1x' }, { url: '2048', width: 2048 }, { url: '3000', width: 3000 }, { url: '2x', density: 2 }, { url: '4x', density: 4 }]);
+  t.same(ranked.map((candidate) => candidate.url), ['2048', '800', '3000', '4000', '2x', '1x', '4x']);
+});
+
+t.test('pictures given only by srcset, data-srcset, data-src or <picture><source> are kept, best candidate first', async (t) => {
+  const pictures = [
+    '<p><img src="data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==" data-srcset="a-400.jpg 400w, a-1200.jpg 1200w" class="lazyload" alt="a"></p>',
+    '<p><img srcset="b-1x.png 1x, b-2x.png 2x" alt="b"></p>',
+    '<p><picture><source type="image/avif" srcset="c.avif 2000w"><source srcset="c-800.webp 800w, c-1600.webp 1600w"><img src="c-small.jpg" alt="c"></picture></p>',
+    '<p><img src="/placeholder.gif" data-src="d?id=4" class="lazy" alt="d"></p>',
+    '<p><img data-src="e-full" data-srcset="e-300 300w, e-900 900w" alt="e"></p>',
+    '<figure><picture><source data-srcset="f-500.jpg 500w, f-1000.jpg 1000w"><img alt="f"></picture><figcaption>F</figcaption></figure>',
+  ].join('\n');
+  const story = extractStory(`<html><body><article>${TEXT}${pictures}</article></body></html>`, 'https://pics.example/s/1', 10);
+  const at = (path: string) => `https://pics.example${path}`;
+  t.same(story?.imageSources, [
+    [at('/s/a-1200.jpg'), at('/s/a-400.jpg')],
+    [at('/s/b-2x.png'), at('/s/b-1x.png')],
+    [at('/s/c-1600.webp'), at('/s/c-800.webp'), at('/s/c-small.jpg')],
+    [at('/s/d?id=4'), at('/placeholder.gif')],
+    [at('/s/e-900'), at('/s/e-300'), at('/s/e-full')],
+    [at('/s/f-1000.jpg'), at('/s/f-500.jpg')],
+  ]);
+  const content = story?.contentHtml ?? '';
+  t.equal([...content.matchAll(/<img /g)].length, 6, 'one <img> per picture');
+  t.notMatch(content, /srcset|data-src|<source/);
 });

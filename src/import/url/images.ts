@@ -28,35 +28,38 @@ function mayBeImage(type: string): boolean {
 }
 
 /**
- * Downloads and stores the images at `urls`, one after another (a story page's images come from
- * one or two hosts; one at a time keeps the load on them polite). Returns, per URL, the stored
- * `inline/<file>` path or `undefined` for an image that was dropped.
+ * Downloads and stores one image per entry of `pictures` (each the URLs to try for one picture,
+ * best first: the next is tried when one fails), one after another (a story page's images come
+ * from one or two hosts; one at a time keeps the load on them polite). Returns, per picture, the
+ * stored `inline/<file>` path or `undefined` for a picture that was dropped.
  */
-export async function downloadImages(store: ImageStore, urls: readonly string[], allow: ImportAllowList): Promise<Array<string | undefined>> {
+export async function downloadImages(store: ImageStore, pictures: ReadonlyArray<readonly string[]>, allow: ImportAllowList): Promise<Array<string | undefined>> {
   const stored: Array<string | undefined> = [];
   const signal = AbortSignal.timeout(IMAGES_TIMEOUT_MS);
   let total = 0;
-  for (const raw of urls) {
-    if (signal.aborted || total >= MAX_IMAGES_TOTAL_BYTES) {
-      stored.push(undefined);
-      continue;
+  for (const candidates of pictures) {
+    let relPath: string | undefined;
+    for (const raw of candidates) {
+      if (signal.aborted || total >= MAX_IMAGES_TOTAL_BYTES) break;
+      try {
+        const image = await fetchResource(new URL(raw), {
+          allow,
+          accept: 'image/webp,image/png,image/jpeg;q=0.9',
+          checkType: (type) => {
+            if (!mayBeImage(type)) throw new HttpError(415, `not an image: ${type}`);
+          },
+          maxBytes: Math.min(MAX_IMAGE_BYTES, MAX_IMAGES_TOTAL_BYTES - total),
+          tooLarge: () => new HttpError(413, 'image too large'),
+          signal,
+        });
+        total += image.body.length;
+        relPath = await store.saveUploadedImage({ fieldname: 'image', file: Readable.from([image.body]) }, 'inline');
+        break;
+      } catch {
+        // the next candidate, if any
+      }
     }
-    try {
-      const image = await fetchResource(new URL(raw), {
-        allow,
-        accept: 'image/webp,image/png,image/jpeg;q=0.9',
-        checkType: (type) => {
-          if (!mayBeImage(type)) throw new HttpError(415, `not an image: ${type}`);
-        },
-        maxBytes: Math.min(MAX_IMAGE_BYTES, MAX_IMAGES_TOTAL_BYTES - total),
-        tooLarge: () => new HttpError(413, 'image too large'),
-        signal,
-      });
-      total += image.body.length;
-      stored.push(await store.saveUploadedImage({ fieldname: 'image', file: Readable.from([image.body]) }, 'inline'));
-    } catch {
-      stored.push(undefined);
-    }
+    stored.push(relPath);
   }
   return stored;
 }

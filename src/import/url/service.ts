@@ -120,7 +120,7 @@ export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update:
   return importLocks.run(finalUrl, async () => {
     const existing = findBySourceUrl(deps.db, finalUrl) ?? earlier;
     if (existing !== undefined && !update) throw duplicate(existing);
-    const stored = await downloadImages(deps.images, extracted.imageUrls, deps.allow);
+    const stored = await downloadImages(deps.images, extracted.imageSources, deps.allow);
     const body: StoryCreateBody = {
       title: cut(extracted.title, STORY_TITLE_MAX) as string,
       authorName: extracted.authorName === null || extracted.authorName.length > LINKED_NAME_MAX ? null : extracted.authorName,
