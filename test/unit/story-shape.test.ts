@@ -14,7 +14,14 @@
  * 7. the triggers that decide whether a change reaches Typesense: changing the column alone must
  *    mark the story in `search_dirty` on a connection with the Typesense triggers installed
  *    (src/search/typesense/outbox.ts `installOutboxTriggers`, plus drizzle/0002's trigger). A column missing
- *    there is the silent failure: the API shows the new value, Typesense never hears of it.
+ *    there is the silent failure: the API shows the new value, Typesense never hears of it;
+ * 8. a list card, as the library pages get it (`STORY_CARD_JSON_SQL`, src/stories/present.ts);
+ * 9. an OPDS acquisition entry (src/opds/repository.ts, `loadOpdsStories`);
+ * 10. a story as an EPUB book is made of it (src/epub/repository.ts, `loadBookStories`);
+ * 11. the library archive, as a round trip: the library is exported, restored into a second,
+ *    empty app, and the restored row must hold every column's value (src/archive/export.ts,
+ *    src/schemas/archive.ts, src/archive/restore.ts). A column the export leaves out comes back
+ *    empty, so a backup silently loses it.
  *
  * Each place has an explicit allow-list of the columns that deliberately do not belong there.
  * The second test adds a column to a live database and checks that every place reports it.
@@ -29,6 +36,10 @@ import { installOutboxTriggers } from '../../src/search/typesense/outbox.js';
 import { syncSearchDocuments } from '../../src/search/embedded/sync.js';
 import { readStoryDocuments } from '../../src/search/typesense/documents.js';
 import { collectionSchema } from '../../src/search/typesense/schema.js';
+import { loadStoryCards } from '../../src/stories/repository.js';
+import { loadOpdsStories } from '../../src/opds/repository.js';
+import { loadBookStories } from '../../src/epub/repository.js';
+import { exportArchive, restoreArchive } from '../helpers/archive.js';
 
 /** Every story column and the API field that shows it. Must list exactly the table's columns. */
 const FIELD_OF_COLUMN: Record<string, string> = {
@@ -86,10 +97,34 @@ const NOT_IN = {
    * `content_html` is only ever written together with `content_plain`, which is watched.
    */
   typesenseTrigger: [...INTERNAL, 'id', 'created_at', 'content_html'],
+  /** A card shows no text (a page of 20 stays a few KB) and sorts by `createdAt` only. */
+  card: [...INTERNAL, 'summary', 'description', 'content_html', 'content_plain', 'source_url', 'updated_at'],
+  /**
+   * An Atom entry has a summary but no body (the book is the acquisition link), and no element
+   * for a word count, a rating or a source; the description stays in the book.
+   */
+  opdsEntry: [...INTERNAL, 'description', 'content_html', 'content_plain', 'source_url', 'word_count', 'rating'],
+  /**
+   * A book is made from the HTML (its plain text is for search), stamped with `updatedAt`, and
+   * has no metadata for a word count, a rating or when the story was added.
+   */
+  epubRow: [...INTERNAL, 'content_plain', 'word_count', 'rating', 'created_at'],
+  /** The target numbers its own rows; everything else must come back as it was. */
+  archiveRoundTrip: [...INTERNAL],
 } satisfies Record<string, string[]>;
 
 type Place = keyof typeof NOT_IN;
 const PLACES = ['mapping', ...Object.keys(NOT_IN)] as const;
+
+/**
+ * Where a place shows a column under another field than the API's: the field, and the value it
+ * must hold (the referenced row's name, where a place shows the name instead of the id).
+ */
+const SHOWN_AS: Partial<Record<Place, Record<string, { field: string; value: (row: Record<string, unknown>, nameOf: NameOf) => unknown }>>> = {
+  opdsEntry: { series_id: { field: 'seriesName', value: (row, nameOf) => nameOf('series', row.series_id) } },
+  epubRow: { author_id: { field: 'author', value: (row, nameOf) => nameOf('authors', row.author_id) } },
+};
+type NameOf = (table: 'authors' | 'series', id: unknown) => unknown;
 
 /** A referenced table, and how the test makes a row in it whose name is a given word. */
 const NAMED_ROW_ENDPOINT: Record<string, string> = { authors: '/api/authors', series: '/api/series' };
@@ -149,8 +184,9 @@ function rolledBack<T>(db: Db, probe: () => T): T {
 /**
  * Every way the story `id` shows that a story column is missing from a place, as
  * `stories.<column>: <place>: <what is wrong>` lines; empty when the shape is consistent.
+ * `restoreTarget` is a second app with an empty library, for the archive's round trip.
  */
-async function storyShapeProblems(ctx: TestContext, id: string): Promise<string[]> {
+async function storyShapeProblems(ctx: TestContext, id: string, restoreTarget: TestContext): Promise<string[]> {
   const client = ctx.app.db.$client;
   const columns = (client.pragma('table_info(stories)') as { name: string }[]).map((column) => column.name);
   const references = new Map(
@@ -171,15 +207,22 @@ async function storyShapeProblems(ctx: TestContext, id: string): Promise<string[
     for (const column of list) if (!columns.includes(column)) report(column, place as Place, 'allow-listed but not a column any more');
   }
 
+  const nameOf: NameOf = (table, key) => client.prepare(`SELECT name FROM ${table} WHERE id = ?`).pluck().get(key);
   /** Field present, and showing the column's value (so a field fed by the wrong column shows up). */
   const compare = (place: Place, shown: Record<string, unknown>, convert: Record<string, (value: unknown) => unknown> = {}) => {
     for (const column of checked(place)) {
-      const name = field(column);
+      const other = SHOWN_AS[place]?.[column];
+      const name = other?.field ?? field(column);
+      const expected = other !== undefined ? other.value(row, nameOf) : (convert[column] ?? ((value: unknown) => value))(row[column]);
       if (!(name in shown)) report(column, place, `no field \`${name}\``);
-      else if (shown[name] !== (convert[column] ?? ((value: unknown) => value))(row[column])) {
-        report(column, place, `\`${name}\` is ${JSON.stringify(shown[name])}, the column holds ${JSON.stringify(row[column])}`);
+      else if (shown[name] !== expected) {
+        report(column, place, `\`${name}\` is ${JSON.stringify(shown[name])}, expected ${JSON.stringify(expected)} from the column`);
       }
     }
+  };
+  const only = (place: Place, found: unknown[]) => {
+    if (found.length === 1) compare(place, found[0] as Record<string, unknown>);
+    else problems.push(`${place}: the probe story gave ${found.length} rows`);
   };
 
   compare('dto', (await ctx.get(`/api/stories/${id}`)).json() as Record<string, unknown>);
@@ -238,13 +281,29 @@ async function storyShapeProblems(ctx: TestContext, id: string): Promise<string[
   } finally {
     withTypesense.$client.close();
   }
+
+  only('card', loadStoryCards(ctx.app.db, [id]));
+  only('opdsEntry', loadOpdsStories(ctx.app.db, [id]));
+  only('epubRow', loadBookStories(ctx.app.db, [id]));
+
+  const job = await restoreArchive(restoreTarget, await exportArchive(ctx));
+  if (job.status !== 'done' || job.failed !== 0) problems.push(`archiveRoundTrip: the restore ended ${job.status} with ${JSON.stringify(job.errors)}`);
+  const restored = restoreTarget.app.db.$client.prepare('SELECT * FROM stories WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+  if (restored === undefined) problems.push('archiveRoundTrip: the probe story is not in the restored library');
+  else {
+    for (const column of checked('archiveRoundTrip')) {
+      if (restored[column] !== row[column]) {
+        report(column, 'archiveRoundTrip', `restored as ${JSON.stringify(restored[column])}, exported from ${JSON.stringify(row[column])}`);
+      }
+    }
+  }
   return problems;
 }
 
 t.test('every story column is carried by every place that shows, indexes or syncs a story', async (t) => {
   const ctx = await buildTestApp(t);
   const id = await createFullStory(ctx);
-  t.strictSame(await storyShapeProblems(ctx, id), []);
+  t.strictSame(await storyShapeProblems(ctx, id, await buildTestApp(t)), []);
 });
 
 t.test('a column added to the story table is reported in every place, by name', async (t) => {
@@ -252,8 +311,11 @@ t.test('a column added to the story table is reported in every place, by name', 
   const id = await createFullStory(ctx);
   ctx.app.db.$client.exec(`ALTER TABLE stories ADD COLUMN shape_probe TEXT`);
   ctx.app.db.$client.prepare(`UPDATE stories SET shape_probe = 'calm' WHERE id = ?`).run(id);
+  // The restored library has the column too: the export must carry it there.
+  const target = await buildTestApp(t);
+  target.app.db.$client.exec(`ALTER TABLE stories ADD COLUMN shape_probe TEXT`);
 
-  const problems = await storyShapeProblems(ctx, id);
+  const problems = await storyShapeProblems(ctx, id, target);
   const reported = problems.filter((problem) => problem.startsWith('stories.shape_probe: ')).map((problem) => problem.split(': ')[1]);
   t.strictSame(reported, [...PLACES], problems.join('\n'));
   t.strictSame(
