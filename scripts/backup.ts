@@ -12,7 +12,7 @@ import { DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
 const ALL_PAGES = 0x7fffffff;
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = loadConfig();
   const file = path.join(config.dataDir, DATABASE_FILE_NAME);
   if (!fs.existsSync(file)) throw new Error(`no library at ${file} (is DATA_DIR right?)`);
   const db = openDatabase(file);

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { exportLibrary } from '../src/archive/service.js';
 import { ArchiveRestore } from '../src/archive/restore.js';
 import { applyMigrations, DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
-import { ImageStore } from '../src/images/store.js';
+import { ImageStore, imagesFolderOf } from '../src/images/store.js';
 import { seedLibrary } from './lib/synthetic-library.js';
 
 const quiet = { warn: () => undefined, info: () => undefined };
@@ -20,7 +20,7 @@ const quiet = { warn: () => undefined, info: () => undefined };
 async function openLibrary(dir: string) {
   const db = openDatabase(path.join(dir, DATABASE_FILE_NAME));
   applyMigrations(db);
-  const images = await ImageStore.open(path.join(dir, 'images'), quiet);
+  const images = await ImageStore.open(imagesFolderOf(dir), quiet);
   return { db, images };
 }
 

@@ -41,7 +41,7 @@ import { eq } from 'drizzle-orm';
 import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
 import { stories } from '../src/db/schema.js';
 import { writeTransaction } from '../src/db/transaction.js';
-import { ImageStore } from '../src/images/store.js';
+import { ImageStore, imagesFolderOf } from '../src/images/store.js';
 import { verifyPassword } from '../src/auth/password.js';
 import { readStoredPassword, storePassword } from '../src/auth/secrets.js';
 import { DEFAULT_SEED, prng, seedLibrary } from './lib/synthetic-library.js';
@@ -121,7 +121,7 @@ async function prepareLibrary(dataDir: string): Promise<LibraryMeta> {
   const db = openDatabase(file);
   try {
     applyMigrations(db);
-    const store = await ImageStore.open(path.join(dataDir, 'images'), { warn: (details, message) => console.warn(message, details) });
+    const store = await ImageStore.open(imagesFolderOf(dataDir), { warn: (details, message) => console.warn(message, details) });
     const every = Math.max(1000, Math.round(STORIES / 10 / 1000) * 1000);
     const report = await seedLibrary(db, {
       stories: STORIES,
@@ -445,7 +445,7 @@ async function main(): Promise<void> {
         loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
       },
       settings: { stories: STORIES, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup: WARMUP_SECONDS, single: SINGLE_SECONDS, pageCache: COLD ? 'cold' : 'warm' },
-      library: { stories: pools.stories, seeded: meta.seeded, dbBytesPerStory: pools.dbBytes / pools.stories, imageBytes: folderBytes(path.join(dataDir, 'images')) },
+      library: { stories: pools.stories, seeded: meta.seeded, dbBytesPerStory: pools.dbBytes / pools.stories, imageBytes: folderBytes(imagesFolderOf(dataDir)) },
       startup: { firstAnswerMs, firstListPageMs },
       peakRssMiB: peakRss,
       ceilingPeakRssMiB: ceilingPeak,

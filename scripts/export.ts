@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { exportLibrary } from '../src/archive/service.js';
 import { loadConfig } from '../src/config.js';
 import { DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
+import { imagesFolderOf } from '../src/images/store.js';
 
 /** Everything in one step (see above). */
 const ALL_PAGES = 0x7fffffff;
@@ -17,14 +18,14 @@ const ALL_PAGES = 0x7fffffff;
 async function main(): Promise<void> {
   const target = process.argv[2];
   if (target === undefined || target === '') throw new Error('usage: npm run export -- <file.zip>');
-  const config = loadConfig(process.env);
+  const config = loadConfig();
   const file = path.join(config.dataDir, DATABASE_FILE_NAME);
   if (!fs.existsSync(file)) throw new Error(`no library at ${file} (is DATA_DIR right?)`);
   const output = path.resolve(target);
   const partial = `${output}.partial`;
   const db = openDatabase(file);
   try {
-    const download = await exportLibrary(db.$client, config.dataDir, path.join(config.dataDir, 'images'), ALL_PAGES);
+    const download = await exportLibrary(db.$client, config.dataDir, imagesFolderOf(config.dataDir), ALL_PAGES);
     await pipeline(download.stream, fs.createWriteStream(partial, { flags: 'wx' }));
     const summary = await download.finished;
     fs.renameSync(partial, output);

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   if (argument === undefined || argument.startsWith('-')) throw new Error('usage: npm run import -- <folder>');
   const folder = path.resolve(argument);
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${folder} is not a folder`);
-  const config = loadConfig(process.env);
+  const config = loadConfig();
   const file = path.join(config.dataDir, DATABASE_FILE_NAME);
   if (!fs.existsSync(file)) throw new Error(`no library at ${file} (is DATA_DIR right? start the service once to create it)`);
   const db = openDatabase(file);

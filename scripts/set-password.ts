@@ -37,7 +37,7 @@ function prompt(question: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = loadConfig();
   let password: string;
   if (process.stdin.isTTY) {
     password = await prompt('New password: ');

@@ -83,7 +83,10 @@ type Env = Record<string, string | undefined>;
 
 /**
  * Reads and checks every setting at once, so a bad environment is reported in full at startup
- * rather than one variable per restart. Returns a frozen object; nothing else reads `process.env`.
+ * rather than one variable per restart. Returns a frozen object. `env` is the process's
+ * environment unless a test or a script passes its own: nothing else in src/ or the operator
+ * scripts reads `process.env` (test/unit/single-owners.test.ts; the bench scripts read only their
+ * own `BENCH_*` knobs).
  */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];

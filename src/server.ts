@@ -4,15 +4,16 @@ import { ConfigError, loadConfig, resolveLogFormat, type Config } from './config
 import { earlyLogLine, loggerOptions, openUrl } from './logger.js';
 
 /**
- * The process entry point: reads the environment, builds the app, listens, and shuts down
- * gracefully on SIGTERM/SIGINT (docs/decisions.md, "Running the service › Stopping"): stop accepting, let in-flight requests finish,
- * close plugins (the database checkpoints its WAL last), exit 0. Logs are pretty lines at a
- * terminal and JSON lines elsewhere (`LOG_FORMAT`); the first line is the address to open.
+ * The process entry point: loads the configuration (src/config.ts reads the environment), builds
+ * the app, listens, and shuts down gracefully on SIGTERM/SIGINT (docs/decisions.md, "Running the
+ * service › Stopping"): stop accepting, let in-flight requests finish, close plugins (the
+ * database checkpoints its WAL last), exit 0. Logs are pretty lines at a terminal and JSON lines
+ * elsewhere (`LOG_FORMAT`); the first line is the address to open.
  */
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`storyshelf: configuration error: ${problem}\n`);

@@ -8,13 +8,11 @@
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import yazl from 'yazl';
-import { parseImagePath } from '../images/image-path.js';
 import { replaceStoredImageUrls, storedImagePaths } from '../images/inline-images.js';
-import { TRASH_DIR } from '../images/store.js';
+import { findStoredImage } from '../images/store.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { escapeHtml } from '../search/text/excerpt.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
@@ -73,22 +71,10 @@ export function streamArchive(db: Database.Database, imagesDir: string, now: Dat
   const locate = (relPath: string): string | undefined => {
     const known = images.get(relPath);
     if (known !== undefined) return known;
-    let checked: string;
-    try {
-      checked = parseImagePath(relPath).relPath;
-    } catch {
-      missing.add(relPath);
-      return undefined;
-    }
-    for (const candidate of [path.join(imagesDir, checked), path.join(imagesDir, TRASH_DIR, checked)]) {
-      // lstat: a link is never followed out of the data folder; only a regular file is taken.
-      if (fs.lstatSync(candidate, { throwIfNoEntry: false })?.isFile() === true) {
-        images.set(checked, candidate);
-        return candidate;
-      }
-    }
-    missing.add(relPath);
-    return undefined;
+    const found = findStoredImage(imagesDir, relPath);
+    if (found === undefined) missing.add(relPath);
+    else images.set(relPath, found);
+    return found;
   };
 
   const addLines = (name: string, lines: () => AsyncGenerator<string>) => {

@@ -3,15 +3,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../db/open.js';
 import { SECRETS_DIR_NAME } from '../auth/secrets.js';
-import { IMAGE_URL_PREFIX, isImagePath } from '../images/image-path.js';
+import { IMAGE_URL_PREFIX } from '../images/image-path.js';
 import { storedImagePaths } from '../images/inline-images.js';
+import { findStoredImage, imageCopyFolder, imagesFolderOf } from '../images/store.js';
 
 export const BACKUPS_DIR_NAME = 'backups';
 /** Pages per backup step inside the server: ~4 MiB, so requests keep being served meanwhile. */
 export const SERVER_PAGES_PER_STEP = 1024;
-const IMAGES_DIR_NAME = 'images';
-/** Removed images wait here a while, so a backup taken just before the removal can still copy them. */
-export const IMAGE_TRASH_DIR_NAME = '.trash';
 
 export interface BackupResult {
   /** Absolute path of the snapshot folder. */
@@ -93,14 +91,14 @@ function copyReferencedImages(snapshotDb: string, dataDir: string, target: strin
     const named = new Set(referenced);
     const bodies = db.prepare('SELECT content_html FROM stories WHERE instr(content_html, ?) > 0').pluck();
     for (const html of bodies.iterate(IMAGE_URL_PREFIX) as IterableIterator<string>) for (const relPath of storedImagePaths(html)) named.add(relPath);
-    for (const dir of ['covers', 'avatars', 'inline']) fs.mkdirSync(path.join(target, IMAGES_DIR_NAME, dir), { recursive: true });
+    const copyOf = imageCopyFolder(target);
     for (const relPath of named) {
-      const found = isImagePath(relPath) ? findImage(dataDir, relPath) : undefined;
+      const found = findStoredImage(imagesFolderOf(dataDir), relPath);
       if (found === undefined) {
         missing.push(relPath);
         continue;
       }
-      fs.copyFileSync(found, path.join(target, IMAGES_DIR_NAME, relPath), fs.constants.COPYFILE_FICLONE);
+      fs.copyFileSync(found, copyOf(relPath), fs.constants.COPYFILE_FICLONE);
     }
     if (missing.length > 0) {
       const clear = db.transaction((paths: string[]) => {
@@ -115,16 +113,6 @@ function copyReferencedImages(snapshotDb: string, dataDir: string, target: strin
     db.close();
   }
   return missing;
-}
-
-function findImage(dataDir: string, relPath: string): string | undefined {
-  for (const candidate of [
-    path.join(dataDir, IMAGES_DIR_NAME, relPath),
-    path.join(dataDir, IMAGES_DIR_NAME, IMAGE_TRASH_DIR_NAME, relPath),
-  ]) {
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return undefined;
 }
 
 function copySecrets(dataDir: string, target: string): void {

@@ -35,6 +35,7 @@
  * `avatars/` of the real images folder, and is then opened with O_NOFOLLOW.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -57,7 +58,7 @@ export const INCOMING_DIR = '.incoming';
 
 /**
  * The folder removed images wait in (`.trash/covers/`, `.trash/avatars/`), inside the images
- * folder. src/backup/snapshot.ts looks there under the same name (a unit test holds them equal).
+ * folder, where {@link findStoredImage} looks for an image a backup or an export still needs.
  */
 export const TRASH_DIR = '.trash';
 
@@ -77,6 +78,44 @@ const STALE_UPLOAD_MS = 60 * 60 * 1000;
  * the images of its snapshot, short enough that removed images do not pile up.
  */
 export const TRASH_RETENTION_MS = 60 * 60 * 1000;
+
+/** The images folder inside a data folder, and inside a backup laid out like one. */
+const IMAGES_DIR = 'images';
+
+/** The images folder of data folder `dataDir`: what {@link ImageStore.open} is given. */
+export function imagesFolderOf(dataDir: string): string {
+  return path.join(dataDir, IMAGES_DIR);
+}
+
+/**
+ * The file of stored image `relPath` under `imagesDir`, or in its trash when it was removed
+ * since; undefined when neither holds a regular file or the path fails the guard. For code that
+ * copies what a database snapshot names without an open store (the online backup, the archive
+ * export): an image removed after the snapshot is still found. lstat, so a link is never followed
+ * out of the data folder. Synchronous: one lstat or two per image.
+ */
+export function findStoredImage(imagesDir: string, relPath: string): string | undefined {
+  let checked: string;
+  try {
+    checked = parseImagePath(relPath).relPath;
+  } catch {
+    return undefined;
+  }
+  for (const candidate of [path.join(imagesDir, checked), path.join(imagesDir, TRASH_DIR, checked)]) {
+    if (fs.lstatSync(candidate, { throwIfNoEntry: false })?.isFile() === true) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Lays out the image folders of a copy of the library (a backup's `images/` under `dataDir`) and
+ * returns where a stored image goes in it; `relPath` must pass the guard (400 otherwise).
+ */
+export function imageCopyFolder(dataDir: string): (relPath: string) => string {
+  const root = imagesFolderOf(dataDir);
+  for (const kind of IMAGE_KINDS) fs.mkdirSync(path.join(root, kind), { recursive: true });
+  return (relPath) => path.join(root, parseImagePath(relPath).relPath);
+}
 
 /** The part of a multipart file part the store reads: its stream and its field name. */
 export interface UploadedPart {

@@ -1,10 +1,9 @@
-import path from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { UnsupportedType } from '../errors.js';
 import { sweepUnreferencedImages } from '../images/image-changes.js';
-import { ImageStore, MAX_IMAGE_BYTES, TRASH_RETENTION_MS } from '../images/store.js';
+import { ImageStore, imagesFolderOf, MAX_IMAGE_BYTES, TRASH_RETENTION_MS } from '../images/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,7 +51,7 @@ export const TRASH_PURGE_INTERVAL_MS = 10 * 60 * 1000;
  */
 export const imagesPlugin = fp<ImagesPluginOptions>(
   async (app, { dataDir }) => {
-    const store = await ImageStore.open(path.join(dataDir, 'images'), app.log);
+    const store = await ImageStore.open(imagesFolderOf(dataDir), app.log);
     const purge = setInterval(() => {
       store.purgeTrash(TRASH_RETENTION_MS).catch((error: unknown) => app.log.warn({ err: error }, 'could not purge the image trash'));
     }, TRASH_PURGE_INTERVAL_MS);
