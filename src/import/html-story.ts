@@ -1,8 +1,8 @@
 /**
  * From a downloaded HTML page to the fields of a story (docs/decisions.md, "URL import"): the
  * article body found by Readability on a linkedom DOM (no script engine, nothing fetched), and the
- * metadata pages publish for link previews: Open Graph, Twitter cards, JSON-LD, `<meta
- * name=author>`. Pure and synchronous, and costly on large pages (hundreds of milliseconds), so
+ * title, author and summary chosen from the page's metadata (JSON-LD, Dublin Core, Open Graph,
+ * `<meta name=author>`, ...) by Readability's precedence. Pure and synchronous, and costly on large pages (hundreds of milliseconds), so
  * the URL import runs it in a worker thread (src/import/url/extract-pool.ts).
  *
  * The body keeps its images only as placeholders: each picture's source becomes
@@ -203,10 +203,8 @@ export function extractStory(html: string, pageUrl: string, maxImages: number): 
   const ld = jsonLdObjects(document);
   const siteName =
     metaContent(document, ['og:site_name', 'application-name']) ?? firstLd(ld, (object) => ldName(object.publisher) ?? (object['@type'] === 'WebSite' ? ldName(object.name) : null));
-  const metaTitle = metaContent(document, ['og:title', 'twitter:title']) ?? firstLd(ld, (object) => ldName(object.headline));
-  const metaAuthor =
-    authorName(metaContent(document, ['author', 'article:author', 'dc.creator'])) ?? authorName(firstLd(ld, (object) => ldName(object.author)));
-  const description = metaContent(document, ['og:description', 'description', 'twitter:description']);
+  // Read before Readability runs: it removes the scripts.
+  const ldAuthor = authorName(firstLd(ld, (object) => ldName(object.author)));
   const pageTitle = clean(document.querySelector('title')?.textContent);
 
   const base = documentBase(document, pageUrl);
@@ -217,11 +215,12 @@ export function extractStory(html: string, pageUrl: string, maxImages: number): 
   const { document: body } = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`);
   resolveLinks(body.body, base, pageUrl);
   const imageSources = placeholdImages(body.body, base, maxImages);
-  const title = withoutSiteName(metaTitle ?? clean(article.title) ?? pageTitle ?? new URL(pageUrl).hostname, siteName);
+  // Title, author and summary by Readability's precedence of the page's metadata (docs/decisions.md, "URL import").
+  const title = withoutSiteName(clean(article.title) ?? pageTitle ?? new URL(pageUrl).hostname, siteName);
   return {
     title,
-    authorName: metaAuthor ?? authorName(article.byline ?? null),
-    summary: description ?? clean(article.excerpt),
+    authorName: authorName(article.byline ?? null) ?? ldAuthor,
+    summary: clean(article.excerpt),
     contentHtml: body.body.innerHTML,
     imageSources,
   };

@@ -139,3 +139,52 @@ t.test('pictures given only by srcset, data-srcset, data-src or <picture><source
   t.equal([...content.matchAll(/<img /g)].length, 6, 'one <img> per picture');
   t.notMatch(content, /srcset|data-src|<source/);
 });
+
+t.test('metadata precedence where the sources disagree: JSON-LD, then Dublin Core, then Open Graph and <meta name=author>', async (t) => {
+  const page = (head: string) => `<html><head>${head}</head><body><article>${TEXT}</article></body></html>`;
+  const dublinCore = extractStory(
+    page(`<title>Title element</title>
+<meta name="title" content="Meta name title"><meta property="og:title" content="Open Graph title"><meta name="twitter:title" content="Twitter title">
+<meta name="DC.title" content="Dublin Core title"><meta name="author" content="FAIL"><meta name="DC.creator" content="Dublin Core creator">
+<meta property="og:description" content="Open Graph description"><meta name="description" content="Meta description">`),
+    'https://x.example/a',
+    5,
+  );
+  t.equal(dublinCore?.title, 'Dublin Core title', 'Dublin Core beats Open Graph, <meta name=title> and Twitter');
+  t.equal(dublinCore?.authorName, 'Dublin Core creator', 'Dublin Core beats <meta name=author>');
+  t.equal(dublinCore?.summary, 'Open Graph description');
+
+  const jsonLd = extractStory(
+    page(`<title>Title element</title><meta property="og:title" content="FAIL"><meta name="dc.title" content="FAIL">
+<meta name="author" content="FAIL"><meta name="dc.creator" content="FAIL"><meta property="article:author" content="FAIL">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","name":"The JSON-LD title","author":{"@type":"Person","name":"Ada Quill"},"description":"The JSON-LD description"}</script>`),
+    'https://x.example/b',
+    5,
+  );
+  t.equal(jsonLd?.title, 'The JSON-LD title', 'JSON-LD beats every meta tag');
+  t.equal(jsonLd?.authorName, 'Ada Quill');
+  t.equal(jsonLd?.summary, 'The JSON-LD description');
+
+  const listPage = extractStory(
+    page(`<title>List of lighthouses in Wales - Wikipedia</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","name":"List of lighthouses in Wales","headline":"Wikimedia list article","publisher":{"@type":"Organization","name":"Wikimedia Foundation, Inc."}}</script>`),
+    'https://en.wiki.example/wiki/List_of_lighthouses_in_Wales',
+    5,
+  );
+  t.equal(listPage?.title, 'List of lighthouses in Wales', "JSON-LD's headline is a description here: the name that matches the page's <title> wins");
+
+  const headline = extractStory(
+    page(`<title>The Storm Front Over Harbour Town</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"BlogPosting","name":"Harbour Town Blog","headline":"The Storm Front Over Harbour Town"}</script>`),
+    'https://x.example/c',
+    5,
+  );
+  t.equal(headline?.title, 'The Storm Front Over Harbour Town', 'the headline wins when it alone matches the <title>');
+
+  const byline = extractStory(
+    `<html><head><title>Quiet Water</title></head><body><article><h1>Quiet Water</h1><p class="byline">By Mira Holt</p>${TEXT}</article></body></html>`,
+    'https://x.example/d',
+    5,
+  );
+  t.equal(byline?.authorName, 'Mira Holt', 'with no metadata, a byline in the page');
+});
