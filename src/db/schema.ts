@@ -258,24 +258,40 @@ export const apiTokens = sqliteTable(
 );
 
 /**
- * Every EPUB the library has handed out, by KOReader's partial MD5 of its bytes
- * (docs/decisions.md, "KOReader sync"): the bytes are deterministic per version, so a hash names
- * one rendition, and `spine` says which story each of its content documents holds.
+ * Every EPUB the library has handed out, by KOReader's partial MD5 of its bytes, and the names it
+ * may be saved under, by KOReader's MD5 of the file name (docs/decisions.md, "KOReader sync"):
+ * the bytes depend only on the book's contents, so a hash names one version of one book, and
+ * `spine` says which story each of its content documents holds. Kept while the story, series or
+ * tag exists (triggers delete them with it), bounded per book.
  */
 export const epubRenditions = sqliteTable(
   'epub_renditions',
   {
     hash: text('hash').primaryKey(),
     kind: text('kind', { enum: ['story', 'series', 'tag', 'search'] }).notNull(),
-    /** The story or series id, the tag name, or the search query. */
+    /** The story, series or tag id, or the search query. */
     entityKey: text('entity_key').notNull(),
-    /** The `updatedAt` (or, for a book of several stories, a digest of theirs) it was made from. */
+    /**
+     * Rows made before `texts`: the `updatedAt` (or, for a book of several stories, a digest of
+     * theirs) the file was made from. Newer rows repeat `contentDigest` here.
+     */
     entityVersion: text('entity_version').notNull(),
     /** JSON array, one element per spine item: the story id it holds, or null (title page, nav). */
     spine: text('spine').notNull(),
     createdAt: text('created_at').notNull(),
+    /** SHA-256 of everything in the book but its modified stamp: equal contents, equal digest. */
+    contentDigest: text('content_digest'),
+    /** The book's `dcterms:modified`: when these contents were first made into a book. */
+    modified: text('modified'),
+    /** JSON array, one per story of the spine in order: a digest of the story's text as the book wrote it. */
+    texts: text('texts'),
+    /** True for a row keyed by the MD5 of a file name the book is offered under, not of its bytes. */
+    byName: integer('by_name', { mode: 'boolean' }).notNull().default(false),
   },
-  (t) => [index('epub_renditions_entity_idx').on(t.kind, t.entityKey), index('epub_renditions_created_at_idx').on(t.createdAt)],
+  (t) => [
+    index('epub_renditions_entity_idx').on(t.kind, t.entityKey, t.createdAt),
+    index('epub_renditions_created_at_idx').on(t.createdAt),
+  ],
 );
 
 /**

@@ -3,7 +3,7 @@
  * the author, series and tag names its metadata needs, and the `epub_renditions` record of every
  * file handed out (what KOReader sync maps a document hash back through).
  */
-import { asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../db/open.js';
 import { authors, epubRenditions, series, stories, storyTags, tags } from '../db/schema.js';
 
@@ -111,33 +111,74 @@ export function tagStoryIds(db: DbOrTx, tagId: string, limit: number): string[] 
     .map((row) => row.id);
 }
 
-export interface RenditionRow {
-  hash: string;
-  kind: 'story' | 'series' | 'tag' | 'search';
-  entityKey: string;
-  entityVersion: string;
-  spine: string;
-  createdAt: string;
-}
+/** One row of `epub_renditions`: a book handed out, under its file hash or a file name's. */
+export type RenditionRow = typeof epubRenditions.$inferSelect;
 
-/** Records a rendition; a hash already recorded keeps its first row (same bytes, same meaning). */
+/** Records a book's file hash; a hash already recorded keeps its first row (same bytes, same meaning). */
 export function insertRendition(tx: Tx, row: RenditionRow): void {
   tx.insert(epubRenditions).values(row).onConflictDoNothing().run();
 }
 
 /**
- * Deletes the oldest renditions beyond `keep` (by `created_at`, its index): the table stays
- * bounded however many books are downloaded. Returns how many went.
+ * Records a file name's digest as meaning this book's newest version: a name is the same for
+ * every version of a book, so it follows the latest download (docs/decisions.md, "KOReader sync").
  */
-export function pruneRenditions(tx: Tx, keep: number): number {
-  const edge = tx.select({ createdAt: epubRenditions.createdAt }).from(epubRenditions).orderBy(desc(epubRenditions.createdAt)).limit(1).offset(keep).get();
-  if (edge === undefined) return 0;
-  // Rows sharing the edge's stamp stay too: at most a handful, written in the same millisecond.
-  return tx.delete(epubRenditions).where(lt(epubRenditions.createdAt, edge.createdAt)).run().changes;
+export function upsertNamedRendition(tx: Tx, row: RenditionRow): void {
+  const { hash: _hash, ...rest } = row;
+  tx.insert(epubRenditions).values(row).onConflictDoUpdate({ target: epubRenditions.hash, set: rest }).run();
 }
 
-/** The rendition with this KOReader document hash, or undefined. */
+/**
+ * Keeps the newest `keep` rows of one book (its entity index walks them newest first) and
+ * deletes the rest. Returns how many went.
+ */
+export function pruneBook(tx: Tx, kind: RenditionRow['kind'], entityKey: string, keep: number): number {
+  const edge = tx
+    .select({ createdAt: epubRenditions.createdAt })
+    .from(epubRenditions)
+    .where(and(eq(epubRenditions.kind, kind), eq(epubRenditions.entityKey, entityKey)))
+    .orderBy(desc(epubRenditions.createdAt))
+    .limit(1)
+    .offset(Math.max(0, keep - 1))
+    .get();
+  if (edge === undefined) return 0;
+  // The edge is the oldest row kept; rows sharing its stamp stay too (a handful, written in the same millisecond).
+  return tx
+    .delete(epubRenditions)
+    .where(and(eq(epubRenditions.kind, kind), eq(epubRenditions.entityKey, entityKey), lt(epubRenditions.createdAt, edge.createdAt)))
+    .run().changes;
+}
+
+/** Keeps the newest `keep` rows of search books overall (their number follows the queries asked, not the library). */
+export function pruneSearchBooks(tx: Tx, keep: number): number {
+  const edge = tx
+    .select({ createdAt: epubRenditions.createdAt })
+    .from(epubRenditions)
+    .where(eq(epubRenditions.kind, 'search'))
+    .orderBy(desc(epubRenditions.createdAt))
+    .limit(1)
+    .offset(Math.max(0, keep - 1))
+    .get();
+  if (edge === undefined) return 0;
+  return tx.delete(epubRenditions).where(and(eq(epubRenditions.kind, 'search'), lt(epubRenditions.createdAt, edge.createdAt))).run().changes;
+}
+
+/**
+ * The `dcterms:modified` of an earlier rendition of this book with exactly these contents, or
+ * undefined: reused, it makes equal contents give equal bytes whatever changed around them.
+ */
+export function modifiedOfContents(db: DbOrTx, kind: RenditionRow['kind'], entityKey: string, contentDigest: string): string | undefined {
+  const row = db
+    .select({ modified: epubRenditions.modified })
+    .from(epubRenditions)
+    .where(and(eq(epubRenditions.kind, kind), eq(epubRenditions.entityKey, entityKey), eq(epubRenditions.contentDigest, contentDigest)))
+    .orderBy(asc(epubRenditions.createdAt))
+    .limit(1)
+    .get();
+  return row?.modified ?? undefined;
+}
+
+/** The rendition with this KOReader document hash (of the file, or of a name it was offered under), or undefined. */
 export function findRendition(db: DbOrTx, hash: string): RenditionRow | undefined {
   return db.select().from(epubRenditions).where(eq(epubRenditions.hash, hash)).get();
 }
-

@@ -1,16 +1,14 @@
 /**
  * EPUB export (docs/decisions.md, "EPUB export"; docs/api.md, "EPUB export"): a story, a series,
  * a tag or a search result as one EPUB 3 book, built in memory, bounded, and byte for byte the
- * same for the same stories. Every book handed out is recorded in `epub_renditions` under its
- * KOReader document hash, so KOReader sync can map a position in it back to a story.
+ * same for the same contents. Every book handed out is recorded in `epub_renditions` under its
+ * KOReader document hash (./renditions.ts), so KOReader sync can map a position in it back to a story.
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
-import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { NotFound, TooLarge } from '../errors.js';
 import { storedImageOfSource } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
-import { nowIso } from '../lib/clock.js';
 import { Semaphore } from '../lib/semaphore.js';
 import type { SearchEngine } from '../search/engine.js';
 import { storySearchRequest } from '../search/service.js';
@@ -21,7 +19,9 @@ import { findTagById } from '../tags/repository.js';
 import { tagNotFound } from '../tags/service.js';
 import { CONTAINER_XML, STYLE_CSS, contentOpf, navXhtml, titlePage, tocNcx, type BookChapter, type BookMeta, type BookResource } from './package.js';
 import { koreaderPartialMd5 } from './partial-md5.js';
-import { insertRendition, loadBookStories, pruneRenditions, seriesStoryIds, tagStoryIds, type BookStoryRow, type RenditionRow } from './repository.js';
+import { bookFileNames } from './file-names.js';
+import { bookStamp, contentDigest, recordRendition, UNSTAMPED } from './renditions.js';
+import { loadBookStories, seriesStoryIds, tagStoryIds, type BookStoryRow, type RenditionRow } from './repository.js';
 import { ownImagePaths, storyBody } from './xhtml.js';
 import { xhtmlDocument } from './xml.js';
 import { zipEntries, type ZipEntry } from './zip.js';
@@ -30,8 +30,6 @@ import { zipEntries, type ZipEntry } from './zip.js';
 export const MAX_BOOK_STORIES = 200;
 /** Most bytes of text and images in one book before zipping (413 beyond): the book is built in memory. */
 export const MAX_BOOK_BYTES = 50 * 1024 * 1024;
-/** Renditions kept for KOReader sync; older ones are forgotten (their devices fall back to plain sync). */
-export const RENDITIONS_KEPT = 10_000;
 /**
  * Books built at once; more wait their turn. Each holds its text and images in memory (up to
  * {@link MAX_BOOK_BYTES}), so this bounds the memory of concurrent downloads to about 100 MiB.
@@ -52,19 +50,6 @@ export interface EpubFile {
   title: string;
   /** KOReader's partial MD5 of the bytes. */
   hash: string;
-}
-
-/**
- * What a rendition was made from: a single story's `updatedAt`, or for a book of several a
- * digest of each story's id and `updatedAt` in spine order. KOReader sync compares it with the
- * stories' current stamps to know whether a position in the old file still means the same
- * paragraph.
- */
-export function renditionVersion(kind: BookKind, stories: ReadonlyArray<{ id: string; updatedAt: string }>): string {
-  if (kind === 'story' && stories.length === 1) return stories[0]!.updatedAt;
-  const digest = createHash('sha256');
-  for (const story of stories) digest.update(`${story.id}\n${story.updatedAt}\n`);
-  return digest.digest('hex').slice(0, 32);
 }
 
 function tooManyStories(count: number): TooLarge {
@@ -115,6 +100,8 @@ interface BookSpec {
   entityKey: string;
   meta: Omit<BookMeta, 'cover' | 'language'>;
   stories: readonly BookStoryRow[];
+  /** The download's name, without `.epub`. */
+  downloadTitle: string;
 }
 
 /** Builds the book's bytes, records the rendition, and returns the file; at most {@link MAX_CONCURRENT_BUILDS} at once. */
@@ -163,33 +150,36 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
   });
 
   const text = (name: string, content: string): ZipEntry => ({ name: `OEBPS/${name}`, bytes: Buffer.from(content, 'utf8'), compress: true });
-  const entries: ZipEntry[] = [
-    { name: 'mimetype', bytes: Buffer.from('application/epub+zip', 'ascii'), compress: false },
-    { name: 'META-INF/container.xml', bytes: Buffer.from(CONTAINER_XML, 'utf8'), compress: true },
-    text('content.opf', contentOpf(meta, chapters, resources)),
-    text('nav.xhtml', navXhtml(meta, chapters)),
-    text('toc.ncx', tocNcx(meta, chapters)),
-    text('style.css', STYLE_CSS),
-    text('title.xhtml', titlePage(meta)),
-    ...chapters.map((chapter) => text(chapter.file, chapter.xhtml)),
-    ...resources.map((resource) => ({ name: `OEBPS/${resource.href}`, bytes: resource.bytes, compress: false })),
-  ];
-  const bytes = await zipEntries(entries, meta.modified);
+  const entriesAt = (modified: string): ZipEntry[] => {
+    const stamped = { ...meta, modified };
+    return [
+      { name: 'mimetype', bytes: Buffer.from('application/epub+zip', 'ascii'), compress: false },
+      { name: 'META-INF/container.xml', bytes: Buffer.from(CONTAINER_XML, 'utf8'), compress: true },
+      text('content.opf', contentOpf(stamped, chapters, resources)),
+      text('nav.xhtml', navXhtml(stamped, chapters)),
+      text('toc.ncx', tocNcx(stamped, chapters)),
+      text('style.css', STYLE_CSS),
+      text('title.xhtml', titlePage(stamped)),
+      ...chapters.map((chapter) => text(chapter.file, chapter.xhtml)),
+      ...resources.map((resource) => ({ name: `OEBPS/${resource.href}`, bytes: resource.bytes, compress: false })),
+    ];
+  };
+  // The stamp is the only part of the book that is not its contents: the first rendition of
+  // these contents fixes it, so the same contents give the same bytes (and KOReader hash).
+  const digest = contentDigest(entriesAt(UNSTAMPED));
+  const modified = bookStamp(db, spec.kind, spec.entityKey, digest, meta.modified);
+  const bytes = await zipEntries(entriesAt(modified), modified);
   const hash = koreaderPartialMd5(bytes);
-
-  const row: RenditionRow = {
-    hash,
+  recordRendition(db, {
     kind: spec.kind,
     entityKey: spec.entityKey,
-    entityVersion: renditionVersion(spec.kind, spec.stories),
-    spine: JSON.stringify([null, ...spec.stories.map((story) => story.id)]),
-    createdAt: nowIso(),
-  };
-  bookkeepingTransaction(db, (tx) => {
-    insertRendition(tx, row);
-    pruneRenditions(tx, RENDITIONS_KEPT);
+    hash,
+    contentDigest: digest,
+    modified,
+    stories: spec.stories,
+    fileNames: bookFileNames(spec.downloadTitle, spec.kind === 'story' ? { title: spec.stories[0]!.title, author: spec.stories[0]!.author } : undefined),
   });
-  return { bytes, title: spec.meta.title, hash };
+  return { bytes, title: spec.downloadTitle, hash };
 }
 
 /** The newest stamp of these (ISO strings sort as time). */
@@ -229,8 +219,7 @@ export async function storyEpub(db: Db, store: ImageStore, id: string): Promise<
     source: story.sourceUrl,
     series: story.seriesName === null ? null : { name: story.seriesName, index: story.volume },
   };
-  const file = await makeBook(db, store, { kind: 'story', entityKey: id, meta, stories: [story] });
-  return { ...file, title: story.author === null ? story.title : `${story.title} - ${story.author}` };
+  return makeBook(db, store, { kind: 'story', entityKey: id, meta, stories: [story], downloadTitle: story.author === null ? story.title : `${story.title} - ${story.author}` });
 }
 
 /** Ids of a collection, refused when there are more than a book holds. */
@@ -244,7 +233,8 @@ export async function seriesEpub(db: Db, store: ImageStore, id: string): Promise
   const row = findSeriesById(db, id);
   if (row === undefined) throw seriesNotFound(id);
   const stories = loadBookStories(db, bounded(seriesStoryIds(db, id, MAX_BOOK_STORIES + 1)));
-  return makeBook(db, store, { kind: 'series', entityKey: id, meta: collectionMeta(row.id, row.name, row.description, row.updatedAt, stories), stories });
+  const meta = collectionMeta(row.id, row.name, row.description, row.updatedAt, stories);
+  return makeBook(db, store, { kind: 'series', entityKey: id, meta, stories, downloadTitle: meta.title });
 }
 
 /** Every story with a tag as one book, oldest first. */
@@ -252,7 +242,8 @@ export async function tagEpub(db: Db, store: ImageStore, id: string): Promise<Ep
   const row = findTagById(db, id);
   if (row === undefined) throw tagNotFound(id);
   const stories = loadBookStories(db, bounded(tagStoryIds(db, id, MAX_BOOK_STORIES + 1)));
-  return makeBook(db, store, { kind: 'tag', entityKey: id, meta: collectionMeta(row.id, `Tag: ${row.name}`, null, row.updatedAt, stories), stories });
+  const meta = collectionMeta(row.id, `Tag: ${row.name}`, null, row.updatedAt, stories);
+  return makeBook(db, store, { kind: 'tag', entityKey: id, meta, stories, downloadTitle: meta.title });
 }
 
 /** A UUID (v4-shaped, so readers accept it) that is the same for the same search text. */
@@ -271,5 +262,5 @@ export async function searchEpub(db: Db, store: ImageStore, engine: SearchEngine
   );
   if (stories.length === 0) throw new NotFound(`No story matches the search: ${query}`);
   const meta = collectionMeta(searchUuid(query), `Search: ${query}`, null, stories[0]!.updatedAt, stories);
-  return makeBook(db, store, { kind: 'search', entityKey: query, meta, stories });
+  return makeBook(db, store, { kind: 'search', entityKey: query, meta, stories, downloadTitle: meta.title });
 }

@@ -6,11 +6,12 @@
  * that file. Any other document is kept as KOReader sent it (`kosync_documents`), so the library
  * is also a plain sync server for the reader's other books.
  */
+import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { NotFound } from '../errors.js';
 import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { findRendition, loadBookStories, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
-import { renditionVersion } from '../epub/service.js';
+import { storyTextDigest } from '../epub/renditions.js';
 import { storyBody, type BodyBlock } from '../epub/xhtml.js';
 import type { KosyncProgressBody, KosyncProgressDto, KosyncSaved } from '../schemas/kosync.js';
 import { newestProgressAmong } from '../stories/progress-repository.js';
@@ -25,13 +26,14 @@ export const KOSYNC_DOCUMENTS_KEPT = 10_000;
 export const STORYSHELF_DEVICE = 'Storyshelf';
 export const STORYSHELF_DEVICE_ID = 'storyshelf';
 
-/** A book as KOReader sync sees it: its spine, its stories, and whether they are unchanged since the file was made. */
+/** A book as KOReader sync sees it: its spine, its stories, and what each story's text was in the file. */
 interface Book {
   rendition: RenditionRow;
   /** One element per spine item: the story id, or null (the title page). */
   spine: Array<string | null>;
   storyIds: string[];
-  fresh: boolean;
+  /** Per story of `storyIds`: the digest of its text in the file; null for a row made before texts were recorded. */
+  texts: string[] | null;
 }
 
 /** A position in one story, as the web reader saves it. */
@@ -43,18 +45,36 @@ interface StoryPosition {
 
 const clamp = (value: number) => Math.min(1, Math.max(0, value));
 
-function openBook(db: Db, rendition: RenditionRow): Book {
+function openBook(rendition: RenditionRow): Book {
   const spine = JSON.parse(rendition.spine) as Array<string | null>;
   const storyIds = spine.filter((id): id is string => id !== null);
-  const stamps = loadStoryStamps(db, storyIds);
-  const fresh = stamps.length === storyIds.length && renditionVersion(rendition.kind, stamps) === rendition.entityVersion;
-  return { rendition, spine, storyIds, fresh };
+  return { rendition, spine, storyIds, texts: rendition.texts === null ? null : (JSON.parse(rendition.texts) as string[]) };
 }
 
-/** The top-level blocks of a story's page as the book writes it today, or undefined when the story is gone. */
-function storyBlocks(db: Db, storyId: string): BodyBlock[] | undefined {
+/**
+ * A row made before texts were recorded names its version by the stories' `updatedAt` (one
+ * story's, or a digest of each id and stamp): unchanged only while no story of the book was
+ * edited in any way.
+ */
+function legacyUnchanged(db: Db, book: Book): boolean {
+  const stamps = loadStoryStamps(db, book.storyIds);
+  if (stamps.length !== book.storyIds.length) return false;
+  if (book.rendition.kind === 'story' && stamps.length === 1) return stamps[0]!.updatedAt === book.rendition.entityVersion;
+  const digest = createHash('sha256');
+  for (const story of stamps) digest.update(`${story.id}\n${story.updatedAt}\n`);
+  return digest.digest('hex').slice(0, 32) === book.rendition.entityVersion;
+}
+
+/**
+ * The top-level blocks of a story's page, when the file still holds the text the story has now
+ * (only its text counts: a rating, tag or title edit keeps every block where it was); undefined
+ * when the story is gone or its text changed since the file was made.
+ */
+function blocksInFile(db: Db, book: Book, storyId: string): BodyBlock[] | undefined {
   const [story] = loadBookStories(db, [storyId]);
-  return story === undefined ? undefined : storyBody(story.title, story.contentHtml ?? '', () => undefined).blocks;
+  if (story === undefined) return undefined;
+  const unchanged = book.texts === null ? legacyUnchanged(db, book) : book.texts[book.storyIds.indexOf(storyId)] === storyTextDigest(story.contentHtml);
+  return unchanged ? storyBody(story.title, story.contentHtml ?? '', () => undefined).blocks : undefined;
 }
 
 /**
@@ -73,8 +93,8 @@ function storyPositionOf(db: Db, book: Book, progress: string, percentage: numbe
   const ordinal = item === undefined ? Math.min(count - 1, Math.floor(percentage * count)) : book.storyIds.indexOf(item);
   const storyId = book.storyIds[ordinal]!;
   const share = count === 1 ? clamp(percentage) : clamp(percentage * count - ordinal);
-  if (!book.fresh || item === undefined || pointer?.step === undefined) return { storyId, progress: share, position: null };
-  const blocks = storyBlocks(db, storyId);
+  if (item === undefined || pointer?.step === undefined) return { storyId, progress: share, position: null };
+  const blocks = blocksInFile(db, book, storyId);
   const index = blocks === undefined ? undefined : webIndexOf(blocks, pointer.step);
   if (blocks === undefined || index === undefined) return { storyId, progress: share, position: null };
   const blockShare = index / Math.max(1, webBlockCount(blocks));
@@ -101,7 +121,7 @@ export function saveKoreaderProgress(db: Db, body: KosyncProgressBody, nowMs: nu
     timestamp: Math.floor(nowMs / 1000),
   };
   const rendition = findRendition(db, body.document);
-  const position = rendition === undefined ? undefined : storyPositionOf(db, openBook(db, rendition), row.progress, body.percentage);
+  const position = rendition === undefined ? undefined : storyPositionOf(db, openBook(rendition), row.progress, body.percentage);
   bookkeepingTransaction(db, (tx) => {
     saveKosyncDocument(tx, row);
     pruneKosyncDocuments(tx, KOSYNC_DOCUMENTS_KEPT);
@@ -127,7 +147,7 @@ export function koreaderProgress(db: Db, document: string): KosyncProgressDto {
   const record = findKosyncDocument(db, document);
   const rendition = findRendition(db, document);
   if (rendition === undefined) return record === undefined ? {} : present(record);
-  const book = openBook(db, rendition);
+  const book = openBook(rendition);
   const latest = newestProgressAmong(db, book.storyIds);
   if (latest === undefined) return record === undefined ? {} : present(record);
   if (record !== undefined) {
@@ -138,8 +158,8 @@ export function koreaderProgress(db: Db, document: string): KosyncProgressDto {
   const ordinal = book.storyIds.indexOf(latest.storyId);
   const count = book.storyIds.length;
   let progress = fragmentStart(fragment);
-  if (book.fresh && latest.position !== null && /^\d{1,7}$/.test(latest.position)) {
-    const blocks = storyBlocks(db, latest.storyId);
+  if (latest.position !== null && /^\d{1,7}$/.test(latest.position)) {
+    const blocks = blocksInFile(db, book, latest.storyId);
     progress = (blocks === undefined ? undefined : xpointerOf(fragment, blocks, Number(latest.position))) ?? progress;
   }
   return {

@@ -19,9 +19,19 @@ function percentEncode(text: string): string {
   return encodeURIComponent(text).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** The header value for downloading `name` + `extension` (extension with its dot, e.g. ".epub"). */
-export function attachment(name: string, extension: string, fallback = 'download'): string {
+/**
+ * The two names {@link attachment} offers for `name` + `extension`: `ascii` (the `filename`
+ * parameter) and `full` (the `filename*` one), extension included. KOReader sync matches a book
+ * by the name it was saved under, so the EPUB service records these too (src/epub/file-names.ts).
+ */
+export function attachmentNames(name: string, extension: string, fallback = 'download'): { ascii: string; full: string } {
   const clean = cleanName(name) || fallback;
   const ascii = cleanName(clean.normalize('NFKD').replace(/[\u0300-\u036F]/g, '').replace(/[^\u0020-\u007E]+/g, '_')) || fallback;
-  return `attachment; filename="${ascii}${extension}"; filename*=UTF-8''${percentEncode(clean + extension)}`;
+  return { ascii: `${ascii}${extension}`, full: `${clean}${extension}` };
+}
+
+/** The header value for downloading `name` + `extension` (extension with its dot, e.g. ".epub"). */
+export function attachment(name: string, extension: string, fallback = 'download'): string {
+  const { ascii, full } = attachmentNames(name, extension, fallback);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${percentEncode(full)}`;
 }
