@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { databaseAnswers } from './db/open.js';
 import { markRequiresToken } from './plugins/api-docs.js';
 import { adminRoutes } from './admin/routes.js';
 import { archiveRoutes } from './archive/routes.js';
@@ -59,12 +60,8 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (_request, reply) => {
-      try {
-        app.db.$client.prepare('SELECT 1').get();
-        return { status: 'ok' as const };
-      } catch {
-        return reply.code(503).send({ status: 'unavailable' as const });
-      }
+      if (databaseAnswers(app.db)) return { status: 'ok' as const };
+      return reply.code(503).send({ status: 'unavailable' as const });
     },
   );
 };

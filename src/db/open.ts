@@ -63,6 +63,16 @@ export function applyMigrations(db: Db, migrationsFolder = findMigrationsFolder(
   migrate(db, { migrationsFolder });
 }
 
+/** True when the database answers a trivial query: the liveness check's probe. */
+export function databaseAnswers(db: Db): boolean {
+  try {
+    db.$client.prepare('SELECT 1').get();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Checkpoints the WAL into the main file and closes, so a stopped data folder is one file. */
 export function closeDatabase(db: Db): void {
   const client = db.$client;

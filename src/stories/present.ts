@@ -65,7 +65,7 @@ export const STORY_TAG_NAMES_SQL = `(
 /**
  * A story as a list card shows it: what {@link STORY_JSON_SQL} has minus the texts (summary,
  * description, contentHtml, contentPlain, sourceUrl), so a 20-card page reads a few KB instead of
- * ~0.6 MB of story bodies. Tags are `{ name }` only, sorted as the DTO sorts them.
+ * ~0.6 MB of story bodies. Tags are their names only (strings), sorted as the DTO sorts them.
  */
 export const STORY_CARD_JSON_SQL = `json_object(
   'id', s.id,
