@@ -55,6 +55,7 @@ import { CREATED_TITLE, scenarios, type MixedScenario, type Scenario } from './b
 import { checkRecall, type RecallResult } from './bench/recall.js';
 import { pageWeights, type PageWeights } from './bench/page-weights.js';
 import { checkTarget, int, kib, markdown, ms, targetLines, type MixedResult, type Report, type ScenarioResult } from './bench/report.js';
+import { measureSustained, type SustainedResult } from './bench/sustained.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const QUICK = process.argv.includes('--quick');
@@ -65,6 +66,8 @@ const ROUNDS = 2;
 const WARMUP_SECONDS = QUICK ? 1 : 2;
 const SINGLE_SECONDS = QUICK ? 2 : 5;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** Seconds of the sustained creates (scripts/bench/sustained.ts): long enough for periodic upkeep to run inside. */
+const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? (QUICK ? 20 : 60));
 const ONLY = process.env.BENCH_ONLY?.split(',').map((id) => id.trim()).filter((id) => id !== '');
 const PROFILE = process.env.BENCH_CPU_PROF === '1';
 /** Skip reading the database through before each scenario (scripts/bench/page-cache.ts). */
@@ -428,6 +431,27 @@ async function main(): Promise<void> {
       results.push(await measure(server, ceiling!, scenario, token, samples.get(scenario.id)!));
       logResult(results[results.length - 1]!);
     }
+    let sustained: SustainedResult | undefined;
+    const create = set.api.find((scenario) => scenario.id === 'create');
+    if (selected('create-sustained') && create !== undefined) {
+      warm();
+      await settle(server);
+      sustained = await measureSustained(`${create.label}, for ${SUSTAINED_SECONDS} s`, {
+        origin: server.origin,
+        pid: server.pid,
+        method: create.method,
+        status: create.status,
+        token,
+        draw: create.draw,
+        seconds: SUSTAINED_SECONDS,
+        connections: CONNECTIONS,
+        seed: 7,
+      });
+      console.log(
+        `  create-sustained ${int(sustained.requestsPerSecond).padStart(7)} req/s  slowest 5 s ${int(sustained.slowestWindow)} req/s  ` +
+          `threads: ${sustained.threads.slice(0, 5).map((thread) => `${thread.name} ${int(thread.cpuMs)} ms`).join(', ')}`,
+      );
+    }
 
     const peakRss = memoryMiB(server.pid).peak;
     const ceilingPeak = ceiling === undefined ? NaN : memoryMiB(ceiling.pid).peak;
@@ -453,8 +477,9 @@ async function main(): Promise<void> {
       ...(mixed === undefined ? {} : { mixed }),
       ...(recall === undefined ? {} : { recall }),
       ...(weights === undefined ? {} : { weights }),
+      ...(sustained === undefined ? {} : { sustained }),
       targets: [
-        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall),
+        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall, sustained),
         ...(weightsError === undefined ? [] : [{ name: 'page weights: every page answers 200', target: 'all 14 pages', measured: weightsError, met: false }]),
       ],
     };

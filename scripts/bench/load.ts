@@ -35,6 +35,8 @@ export interface Run {
   requests: number;
   seconds: number;
   latencies: number[];
+  /** Expected answers completed in each second of the run, from its start. */
+  perSecond: number[];
   cpuMs: number;
   bytes: number;
   unexpected: number;
@@ -55,6 +57,7 @@ function cannon(spec: LoadSpec, run: Run): Promise<void> {
   const random = prng(spec.seed);
   const headers: Record<string, string> = { cookie: `token=${spec.token}` };
   if (spec.method === 'POST') headers['content-type'] = 'application/json';
+  const started = performance.now();
   return new Promise<void>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -79,6 +82,8 @@ function cannon(spec: LoadSpec, run: Run): Promise<void> {
       if (statusCode === spec.status) {
         run.latencies.push(responseTime);
         run.bytes += responseBytes;
+        const second = Math.floor((performance.now() - started) / 1000);
+        run.perSecond[second] = (run.perSecond[second] ?? 0) + 1;
       } else run.unexpected += 1;
     });
     // A request that times out (30 s) or fails never gets a 'response': count it too.
@@ -99,7 +104,7 @@ export async function load(spec: LoadSpec): Promise<Run> {
  * searches run). Each run's CPU figure is the process's CPU over all of them.
  */
 export async function loadTogether(specs: readonly LoadSpec[]): Promise<Run[]> {
-  const runs: Run[] = specs.map(() => ({ requests: 0, seconds: 0, latencies: [], cpuMs: 0, bytes: 0, unexpected: 0 }));
+  const runs: Run[] = specs.map(() => ({ requests: 0, seconds: 0, latencies: [], perSecond: [], cpuMs: 0, bytes: 0, unexpected: 0 }));
   const pids = [...new Set(specs.map((spec) => spec.pid))];
   const before = pids.map((pid) => cpuMs(pid));
   const started = performance.now();

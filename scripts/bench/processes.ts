@@ -98,7 +98,16 @@ function ticksPerSecond(): number {
 
 /** User + system CPU time of a process so far, in milliseconds (from /proc/<pid>/stat). */
 export function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** The same for one thread of the process (/proc/<pid>/task/<tid>/stat). */
+export function cpuMsOfTask(pid: number, tid: string): number {
+  return statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+}
+
+function statCpuMs(file: string): number {
+  const stat = fs.readFileSync(file, 'utf8');
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);

@@ -7,6 +7,7 @@ import type { Figures } from './load.js';
 import type { PageWeights } from './page-weights.js';
 import { FUZZY_ADDED_P99_MAX_MS, type RecallResult } from './recall.js';
 import type { TargetCheck } from './scenarios.js';
+import { SUSTAINED_CREATES_MIN, WINDOW_SECONDS, type SustainedResult } from './sustained.js';
 
 export interface ScenarioResult {
   id: string;
@@ -47,6 +48,7 @@ export interface Report {
   mixed?: MixedResult;
   recall?: RecallResult;
   weights?: PageWeights;
+  sustained?: SustainedResult;
   targets: TargetLine[];
 }
 
@@ -90,6 +92,7 @@ export function targetLines(
   peakRssMiB: number,
   startupMs: number,
   recall?: RecallResult,
+  sustained?: SustainedResult,
 ): TargetLine[] {
   const lines: TargetLine[] = [];
   for (const s of results) {
@@ -113,6 +116,14 @@ export function targetLines(
       target: `<= ${FUZZY_ADDED_P99_MAX_MS} ms`,
       measured: `${ms(recall.latency.addedP99)} ms`,
       met: recall.latency.addedP99 <= FUZZY_ADDED_P99_MAX_MS,
+    });
+  }
+  if (sustained !== undefined) {
+    lines.push({
+      name: `${sustained.label}: the slowest ${WINDOW_SECONDS} s`,
+      target: `>= ${SUSTAINED_CREATES_MIN} req/s`,
+      measured: `${int(sustained.slowestWindow)} req/s`,
+      met: sustained.slowestWindow >= SUSTAINED_CREATES_MIN && sustained.unexpected === 0,
     });
   }
   const first = results.find((s) => s.id === 'list-first');
@@ -175,6 +186,20 @@ export function markdown(report: Report): string {
     lines.push('|---|---|---|---|---|');
     lines.push(`| story by id | ${int(m.reads.requestsPerSecond)} | ${ms(m.reads.p50)} / ${ms(m.reads.p99)} | p99 <= ${m.maxReadP99Ms} ms | ${m.reads.p99 <= m.maxReadP99Ms ? 'PASS' : '**MISS**'} |`);
     lines.push(`| search, common word | ${int(m.searches.requestsPerSecond)} | ${ms(m.searches.p50)} / ${ms(m.searches.p99)} | | |`);
+  }
+  if (report.sustained !== undefined) {
+    const c = report.sustained;
+    const total = c.threads.reduce((sum, thread) => sum + thread.cpuMs, 0);
+    lines.push('');
+    lines.push(
+      `Sustained creates, ${settings.connections} connections for ${Math.round(c.seconds)} s: ${int(c.requestsPerSecond)} req/s on average, ` +
+        `the slowest ${WINDOW_SECONDS} s ${int(c.slowestWindow)} req/s${c.unexpected > 0 ? `, ${int(c.unexpected)} failed or timed out` : ''}. ` +
+        `Per second: ${Array.from(c.perSecond, (count) => count ?? 0).join(' ')}.`,
+    );
+    lines.push('');
+    lines.push('| server thread | CPU ms | share |');
+    lines.push('|---|---|---|');
+    for (const thread of c.threads) lines.push(`| ${thread.name} | ${int(thread.cpuMs)} | ${pct(thread.cpuMs, total)} |`);
   }
   if (report.recall !== undefined) {
     const r = report.recall;
