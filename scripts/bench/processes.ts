@@ -106,13 +106,22 @@ export function cpuMsOfTask(pid: number, tid: string): number {
   return statCpuMs(`/proc/${pid}/task/${tid}/stat`);
 }
 
+/** A thread's niceness (field 19 of its stat): the search threads lower theirs to 10. */
+export function niceOfTask(pid: number, tid: string): number {
+  return Number(statFields(`/proc/${pid}/task/${tid}/stat`)[16]);
+}
+
 function statCpuMs(file: string): number {
-  const stat = fs.readFileSync(file, 'utf8');
-  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(file);
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1000) / ticksPerSecond();
+}
+
+/** The fields of a /proc stat file after the command name (field 2), which may hold spaces. */
+function statFields(file: string): string[] {
+  const stat = fs.readFileSync(file, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** Resident set size now (VmRSS) and at its peak (VmHWM), in MiB. */

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { load, type LoadSpec, type Run } from './load.js';
-import { cpuMsOfTask } from './processes.js';
+import { cpuMsOfTask, niceOfTask } from './processes.js';
 
 /** The slowest window is read over this many seconds: one slow second is noise, five are a stall. */
 export const WINDOW_SECONDS = 5;
@@ -45,13 +45,23 @@ export function slowestWindow(perSecond: readonly number[], width = WINDOW_SECON
   return lowest / width;
 }
 
-/** CPU per thread of `pid` so far, by thread id, with the thread's name (`comm`). */
+/**
+ * What a thread of the server is. Node names every thread "node", so they are told apart by what
+ * can be seen: the main thread's id is the process's, and the search threads lower their own
+ * niceness (src/lib/thread-priority.ts); the rest are the checkpoint and import workers, V8's and
+ * libuv's threads.
+ */
+function threadKind(pid: number, tid: string): string {
+  if (tid === String(pid)) return 'main (event loop)';
+  return niceOfTask(pid, tid) > 0 ? 'search threads (niceness 10)' : 'other threads (WAL checkpoints, import workers, V8, libuv)';
+}
+
+/** CPU per thread of `pid` so far, by thread id, with what the thread is. */
 function threadTimes(pid: number): Map<string, ThreadCpu> {
   const times = new Map<string, ThreadCpu>();
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      const name = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      times.set(tid, { name: tid === String(pid) ? 'main (event loop)' : name, cpuMs: cpuMsOfTask(pid, tid) });
+      times.set(tid, { name: threadKind(pid, tid), cpuMs: cpuMsOfTask(pid, tid) });
     } catch {
       // The thread ended between the listing and the read.
     }
