@@ -11,7 +11,7 @@ import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
 import { buildTypesenseApp, drained, waitFor } from '../helpers/fake-typesense/app.js';
 import { StorySearchResult } from '../../src/schemas/search.js';
 import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
-import { termCount, termsRefreshDue } from '../../src/search/embedded/terms.js';
+import { REFRESH_DEFER_MAX_MS, REFRESH_QUIET_MS, termCount, termsRefreshDue } from '../../src/search/embedded/terms.js';
 import { matchesSchema } from '../helpers/schema.js';
 
 interface Result {
@@ -138,9 +138,10 @@ t.test('embedded: search_terms follows writes (names at once, body words at the 
   t.equal((await search(ctx, { query: 'quiksilver' })).correctedQuery, 'quicksilver', 'corrected before any refresh');
   t.equal((await search(ctx, { query: 'marmelade' })).totalHits, 0, 'not yet corrected: the word is not a term yet');
 
-  t.ok(termsRefreshDue(ctx.app.db), 'one story written in a library of one: a refresh is due');
+  t.notOk(termsRefreshDue(ctx.app.db), 'one story written in a library of one: due, but not while writes are coming in');
+  t.ok(termsRefreshDue(ctx.app.db, Date.now() + REFRESH_QUIET_MS), 'due once writes have paused');
   await engine.refreshTerms();
-  t.notOk(termsRefreshDue(ctx.app.db), 'not due right after one');
+  t.notOk(termsRefreshDue(ctx.app.db, Date.now() + REFRESH_QUIET_MS), 'not due right after one');
   t.equal(terms('marmalade'), 1, 'the refresh brought the body word');
   t.equal(terms('with'), 1, 'four letters is enough');
   t.equal(terms('toast'), 1);
@@ -155,6 +156,25 @@ t.test('embedded: search_terms follows writes (names at once, body words at the 
   await engine.refreshTerms();
   t.equal(terms('marmalade'), undefined, 'the refresh removed the vanished word');
   t.equal(termCount(ctx.app.db), 0, 'an empty library has no terms');
+});
+
+t.test('embedded: a due refresh waits for writes to pause, but never longer than REFRESH_DEFER_MAX_MS', async (t) => {
+  const ctx = await buildTestApp(t);
+  const engine = ctx.app.searchEngine as EmbeddedSearchEngine;
+  for (let i = 0; i < 20; i += 1) await createStory(ctx, { title: `Steady ${i}`, contentHtml: '<p>Words of a steady stream.</p>' });
+  await engine.refreshTerms();
+  const start = Date.now();
+  // A stream of creates: each one a second after the last, 100 % of the library rewritten.
+  for (let i = 0; i < 20; i += 1) {
+    await createStory(ctx, { title: `Stream ${i}`, contentHtml: '<p>More words arriving.</p>' });
+    t.notOk(termsRefreshDue(ctx.app.db, Date.now() + 1_000), `not due one second after write ${i + 1}`);
+  }
+  t.ok(termsRefreshDue(ctx.app.db, Date.now() + REFRESH_QUIET_MS), `due ${REFRESH_QUIET_MS} ms after the last write`);
+  t.ok(termsRefreshDue(ctx.app.db, start + REFRESH_DEFER_MAX_MS), 'and due while writes go on, once the last refresh is REFRESH_DEFER_MAX_MS old');
+  await createStory(ctx, { title: 'One more', contentHtml: '<p>x</p>' });
+  await engine.refreshTerms();
+  await createStory(ctx, { title: 'A single write', contentHtml: '<p>x</p>' });
+  t.notOk(termsRefreshDue(ctx.app.db, Date.now() + REFRESH_QUIET_MS), 'one write in 42 stories is under the 5 % share: not due however quiet');
 });
 
 t.test('embedded: the refresh walks the vocabulary in chunks, and start-up fills an empty table', async (t) => {
