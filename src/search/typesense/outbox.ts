@@ -8,7 +8,7 @@
  *   has its row and a rolled-back one never does.
  * - One row per entity: a second change before delivery bumps `version` instead of adding a row.
  *   The row names the entity, not its content; the worker reads the current row when it delivers.
- * - A row is deleted only with the version that was delivered ({@link markDelivered}), so a change
+ * - A row is deleted only with the version that was delivered ({@link recordOutcome}), so a change
  *   made while its delivery was in flight stays queued and goes out again.
  * - A row Typesense refused gets an exponential backoff with jitter ({@link backoffMs}).
  */
