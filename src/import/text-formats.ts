@@ -4,6 +4,7 @@
  * the caller uses the file name.
  */
 import { parseHTML } from 'linkedom';
+import { splitFrontMatter } from './front-matter.js';
 import { escapeHtml, squeeze, type RawStory } from './raw-story.js';
 
 /** An HTML page: its `<title>` (else first `<h1>`) and its body; the sanitizer keeps what the policy allows. */
@@ -32,27 +33,39 @@ export function parseTextFile(text: string): RawStory {
 
 const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/;
 
+const STRONG = /(\*\*|__)(?=\S)([\s\S]*?\S)\1/g;
+const EMPHASIS = /(\*|_)(?=\S)([\s\S]*?\S)\1/g;
+
 /** `**strong**`, `__strong__`, `*em*`, `_em_` in already escaped text. */
 function inlineMarkdown(escaped: string): string {
-  return escaped
-    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '<strong>$2</strong>')
-    .replace(/(\*|_)(?=\S)([\s\S]*?\S)\1/g, '<em>$2</em>');
+  return escaped.replace(STRONG, '<strong>$2</strong>').replace(EMPHASIS, '<em>$2</em>');
+}
+
+/** A metadata value as text: pandoc reads it as Markdown, so `*Storm*` is the word Storm. */
+function metadataText(value: string | undefined): string | undefined {
+  return squeeze(value?.replace(STRONG, '$2').replace(EMPHASIS, '$2'));
 }
 
 /**
  * A deliberately small Markdown subset: ATX headings (`#` to `######`), paragraphs, line breaks
- * inside a paragraph, strong and emphasis. Everything else stays as its literal text. The first
- * level-1 heading is the title (and stays in the body as the first heading).
+ * inside a paragraph, strong and emphasis. Everything else stays as its literal text. A pandoc
+ * metadata block at the top gives the title, the author and the date (./front-matter.ts), and is
+ * not story text; the date opens the body, as pandoc's own title block shows it. Without a
+ * title there, the first level-1 heading is the title (and stays in the body as the first heading).
  */
 export function parseMarkdownFile(markdown: string): RawStory {
-  const blocks: string[] = [];
+  const normalized = markdown.replace(/\r\n?/g, '\n');
+  const front = splitFrontMatter(normalized);
+  const date = metadataText(front?.meta.date);
+  const blocks: string[] = date === undefined ? [] : [`<p class="date">${escapeHtml(date)}</p>`];
   let paragraph: string[] = [];
-  let title: string | undefined;
+  let title = metadataText(front?.meta.title);
+  const authorName = metadataText(front?.meta.author);
   const flush = () => {
     if (paragraph.length > 0) blocks.push(`<p>${inlineMarkdown(escapeHtml(paragraph.join('\n'))).replace(/\n/g, '<br>')}</p>`);
     paragraph = [];
   };
-  for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
+  for (const line of (front?.body ?? normalized).split('\n')) {
     const heading = HEADING.exec(line);
     if (heading !== null) {
       flush();
@@ -67,5 +80,5 @@ export function parseMarkdownFile(markdown: string): RawStory {
     }
   }
   flush();
-  return { ...(title === undefined ? {} : { title }), html: blocks.join('\n') };
+  return { ...(title === undefined ? {} : { title }), ...(authorName === undefined ? {} : { authorName }), html: blocks.join('\n') };
 }

@@ -186,3 +186,21 @@ t.test('what decoding loses is said in the job result: NULs removed, invalid byt
   t.equal(byTitle.get('nul')?.contentPlain, 'onetwo three');
   t.equal(byTitle.get('real')?.contentPlain, 'a replacement \uFFFD the author typed');
 });
+
+t.test('a pandoc metadata block gives the title, the first author and the date, and is not story text', async (t) => {
+  const ctx = await buildTestApp(t);
+  const markdown = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/pandoc/harbour.md'));
+  const job = await importAndWait(t, ctx, [
+    { filename: 'harbour.md', data: markdown },
+    { filename: 'crlf.md', data: '---\r\ntitle: "Windows \\"Lines\\""\r\nauthor: [Ann Author, Bob]\r\n---\r\n\r\nText.\r\n' },
+    { filename: 'no-block.md', data: '---\n\ntitle: not metadata\n\nText.' },
+  ]);
+  t.match(job, { status: 'done', done: 3, failed: 0, errors: [] });
+  const byTitle = new Map((await storiesOf(ctx)).map((story) => [story.title, story]));
+  const story = byTitle.get('The Harbour: a Storm Story');
+  t.equal(story?.authorName, 'Élodie Marchand', 'the first author');
+  t.match(story?.contentHtml, /^<p class="date">14 March 2024<\/p>\n<h1>Chapter One<\/h1>/, 'the date opens the body, as in pandoc\'s title block');
+  t.notMatch(story?.contentPlain, /title:|author:|keywords|abstract|Harbour Press|\.\.\./, 'no YAML in the text');
+  t.match(byTitle.get('Windows "Lines"'), { authorName: 'Ann Author', contentHtml: '<p>Text.</p>' });
+  t.match(byTitle.get('no-block')?.contentPlain, /title: not metadata/, 'a --- followed by a blank line is no metadata block (pandoc)');
+});

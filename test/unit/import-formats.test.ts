@@ -88,3 +88,18 @@ t.test('a backslash in an entry name refuses the whole book, as docs/decisions.m
   t.equal(patched, 2, 'the local header and the central directory both name it');
   await t.rejects(parseEpub(book), /not a readable ZIP: invalid characters in fileName: OEBPS\\text\/one\.xhtml/);
 });
+
+t.test('a pandoc metadata block: the YAML shapes of title, author and date; anything else is text', async (t) => {
+  const cases: [string, Record<string, unknown>][] = [
+    ['---\ntitle: "Quoted \\"T\\" \\u00e9"\nauthor: Jane Doe # a comment\ndate: 2024-01-02\n---\nBody', { title: 'Quoted "T" é', authorName: 'Jane Doe', html: '<p class="date">2024-01-02</p>\n<p>Body</p>' }],
+    ["---\ntitle: >\n  Folded\n  title\nauthor: [ \"Doe, Jane\", Bob ]\n---\nBody", { title: 'Folded title', authorName: 'Doe, Jane', html: '<p>Body</p>' }],
+    ["---\nauthor:\n  - name: Ann\n    affiliation: X\n  - Bob\ntitle: It''s\n  continued\n---\n# H1\n\ntext", { title: "It''s continued", authorName: 'Ann' }],
+    ["---\ntitle: 'It''s'\nauthor:\n- affiliation: X\n  name: Later\n...\nx", { title: "It's", authorName: 'Later', html: '<p>x</p>' }],
+    ['---\nauthor:\n  name: Mapped\n---\n# Heading title\n\nx', { title: 'Heading title', authorName: 'Mapped' }],
+  ];
+  for (const [markdown, expected] of cases) t.match(parseMarkdownFile(markdown), expected, markdown);
+  t.same(parseMarkdownFile('---\n\ntitle: no\n---\ntext'), { html: '<p>---</p>\n<p>title: no<br>---<br>text</p>' }, 'a blank line after --- (pandoc: no block)');
+  t.same(parseMarkdownFile('---\ntitle: never closed\ntext'), { html: '<p>---<br>title: never closed<br>text</p>' });
+  const long = `---\ntitle: long\n${'x: y\n'.repeat(1000)}---\ntext`;
+  t.notOk('title' in parseMarkdownFile(long), 'a block over 1,000 lines is text');
+});
