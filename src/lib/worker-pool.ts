@@ -29,10 +29,19 @@ export class WorkerTaskTimeout extends Error {
   override readonly name = 'WorkerTaskTimeout';
 }
 
-/** The thread died (or the pool closed) before the task finished. */
+/**
+ * The thread died (or the pool closed) before the task finished. When the thread reported an
+ * error before it ended (out of memory, an uncaught exception), that error is the `cause`.
+ */
 export class WorkerGone extends Error {
   override readonly name = 'WorkerGone';
 }
+
+/**
+ * The pool was closed before the task ran, or while it ran under {@link WorkerPool.close}'s
+ * `interrupt`: a {@link WorkerGone} (its name too) that an owner can tell from a dead thread.
+ */
+export class WorkerPoolClosed extends WorkerGone {}
 
 /** The task's handler threw in the worker: its error, rebuilt on this side. */
 export class WorkerTaskFailed extends Error {
@@ -69,12 +78,22 @@ export interface WorkerPoolOptions {
   closeTimeoutMs?: number;
 }
 
+export interface RunOptions {
+  /**
+   * Aborting it fails the task with the signal's reason: a waiting task leaves the queue, a
+   * running one's thread is stopped (its work may be deep in a loop) and replaced on demand.
+   */
+  signal?: AbortSignal;
+}
+
 interface Task {
   id: number;
   op: string;
   args: unknown[];
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
 }
 
 interface Thread {
@@ -112,13 +131,31 @@ export class WorkerPool {
    * once when the queue is full, {@link WorkerTaskTimeout}, {@link WorkerGone} or {@link
    * WorkerTaskFailed}.
    */
-  run<T>(op: string, args: unknown[]): Promise<T> {
-    if (this.#closed) return Promise.reject(new WorkerGone('The worker pool is closed'));
+  run<T>(op: string, args: unknown[], { signal }: RunOptions = {}): Promise<T> {
+    if (this.#closed) return Promise.reject(new WorkerPoolClosed('The worker pool is closed'));
+    if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     return new Promise<T>((resolve, reject) => {
-      const task: Task = { id: this.#nextId++, op, args, resolve: resolve as (value: unknown) => void, reject };
+      const task: Task = { id: this.#nextId++, op, args, signal, reject, resolve: resolve as (value: unknown) => void };
       const thread = this.#freeThread();
+      if (thread === undefined && this.#queue.length >= this.#options.queueMax) {
+        reject(new WorkerPoolBusy(`All ${this.#options.size} worker threads are busy and ${this.#queue.length} tasks are waiting`));
+        return;
+      }
+      if (signal !== undefined) {
+        task.onAbort = () => this.#aborted(task);
+        signal.addEventListener('abort', task.onAbort, { once: true });
+        // Settled either way: the listener goes with the task.
+        const done = () => signal.removeEventListener('abort', task.onAbort as () => void);
+        task.resolve = (value) => {
+          done();
+          resolve(value as T);
+        };
+        task.reject = (error) => {
+          done();
+          reject(error);
+        };
+      }
       if (thread !== undefined) this.#dispatch(thread, task);
-      else if (this.#queue.length >= this.#options.queueMax) reject(new WorkerPoolBusy(`All ${this.#options.size} worker threads are busy and ${this.#queue.length} tasks are waiting`));
       else this.#queue.push(task);
     });
   }
@@ -142,14 +179,28 @@ export class WorkerPool {
   }
 
   /**
-   * Refuses new tasks, fails the waiting ones with {@link WorkerGone}, lets each thread finish its
-   * running task and close itself (its handlers' close step: a database connection), and
-   * terminates a thread that has not ended within the close timeout.
+   * Refuses new tasks, fails the waiting ones with {@link WorkerPoolClosed}, lets each thread
+   * finish its running task and close itself (its handlers' close step: a database connection),
+   * and terminates a thread that has not ended within the close timeout. With `interrupt`, the
+   * running tasks fail with {@link WorkerPoolClosed} at once and their threads are terminated:
+   * for work that may take long and leaves nothing to close (a page's extraction).
    */
-  async close(): Promise<void> {
+  async close({ interrupt = false }: { interrupt?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const task of this.#queue.splice(0)) task.reject(new WorkerGone('The worker pool closed before the task ran'));
+    for (const task of this.#queue.splice(0)) task.reject(new WorkerPoolClosed('The worker pool closed before the task ran'));
+    if (interrupt) {
+      await Promise.all(
+        this.#threads.map(async (thread) => {
+          const task = thread.task;
+          this.#settle(thread);
+          task?.reject(new WorkerPoolClosed('The worker pool closed while the task ran'));
+          await thread.worker.terminate();
+          await thread.exited;
+        }),
+      );
+      return;
+    }
     const timeout = this.#options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     await Promise.all(
       this.#threads.map(async (thread) => {
@@ -231,26 +282,47 @@ export class WorkerPool {
   #timedOut(thread: Thread): void {
     const task = thread.task;
     if (task === undefined) return;
+    this.#stop(thread);
+    task.reject(new WorkerTaskTimeout(`The task "${task.op}" took longer than ${this.#options.taskTimeoutMs} ms`));
+    this.#drain();
+  }
+
+  /** The task's signal aborted: out of the queue, or its thread stopped. */
+  #aborted(task: Task): void {
+    const reason = abortReason(task.signal as AbortSignal);
+    const queued = this.#queue.indexOf(task);
+    if (queued >= 0) {
+      this.#queue.splice(queued, 1);
+      task.reject(reason);
+      return;
+    }
+    const thread = this.#threads.find((candidate) => candidate.task === task);
+    if (thread === undefined) return;
+    this.#stop(thread);
+    task.reject(reason);
+    this.#drain();
+  }
+
+  /** Takes a thread out of the pool and terminates it, whatever it is running. */
+  #stop(thread: Thread): void {
     this.#retire(thread);
     // A synchronous call (a query) cannot be interrupted: the thread ends when it returns, and
     // meanwhile does not keep the process alive.
     thread.worker.unref();
     void thread.worker.terminate();
-    task.reject(new WorkerTaskTimeout(`The task "${task.op}" took longer than ${this.#options.taskTimeoutMs} ms`));
-    this.#drain();
   }
 
   /** A thread ended: on close, expected; otherwise its task fails and the queue moves to a new thread. */
   #lost(thread: Thread, exitCode: number): void {
     const wasLive = this.#retire(thread);
     if (!wasLive || this.#closed) {
-      thread.task?.reject(new WorkerGone('The worker pool closed before the task finished'));
+      thread.task?.reject(new WorkerPoolClosed('The worker pool closed before the task finished'));
       return;
     }
     const error = thread.error ?? new Error(`A worker thread exited with code ${exitCode}`);
     this.#options.onThreadError?.(error);
     const task = thread.task;
-    if (task !== undefined) task.reject(new WorkerGone(`The worker thread running "${task.op}" died: ${describe(error)}`));
+    if (task !== undefined) task.reject(new WorkerGone(`The worker thread running "${task.op}" died: ${describe(error)}`, { cause: thread.error }));
     if (!thread.ready) {
       // It never started: whatever stopped it would stop its replacement too. Fail the waiting
       // tasks rather than start threads in a loop; the next task tries again.
@@ -277,6 +349,11 @@ export class WorkerPool {
       this.#dispatch(thread, this.#queue.shift() as Task);
     }
   }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 function describe(error: unknown): string {

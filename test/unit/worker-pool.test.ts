@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { workerModuleUrl } from '../../src/lib/module-worker.js';
-import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerTaskFailed, WorkerTaskTimeout, type WorkerPoolOptions } from '../../src/lib/worker-pool.js';
+import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerPoolClosed, WorkerTaskFailed, WorkerTaskTimeout, type WorkerPoolOptions } from '../../src/lib/worker-pool.js';
 
 const MODULE = '../fixtures/workers/task-worker.js';
 
@@ -27,6 +27,8 @@ t.test('the module is named with .js and found as .ts beside a TypeScript caller
   t.equal(workerModuleUrl('file:///app/src/search/x.ts', './w.js').href, 'file:///app/src/search/w.ts');
   t.equal(workerModuleUrl('file:///app/dist/src/search/x.js', './w.js').href, 'file:///app/dist/src/search/w.js');
   t.throws(() => workerModuleUrl('file:///app/src/x.ts', './w.ts'), /\.js extension/);
+  t.equal(workerModuleUrl('file:///app/src/db/x.ts', './w.mjs').href, 'file:///app/src/db/w.mjs', 'plain JavaScript is the same file from a TypeScript caller…');
+  t.equal(workerModuleUrl('file:///app/dist/src/db/x.js', './w.mjs').href, 'file:///app/dist/src/db/w.mjs', '…and from a compiled one');
 });
 
 t.test('tasks run on worker threads, not this one, and their values and errors come back', async (t) => {
@@ -106,6 +108,33 @@ t.test('a thread that cannot start fails the waiting tasks instead of restarting
   t.equal(workers.stats().threads, 0, 'no thread left starting');
 });
 
+t.test("a thread's own error is the cause of the task's failure", async (t) => {
+  const workers = pool(t, { size: 1, onThreadError: () => undefined });
+  const failure = await workers.run('explode', ['out of room']).catch((error: unknown) => error);
+  t.ok(failure instanceof WorkerGone && !(failure instanceof WorkerPoolClosed), 'the thread died: not a closed pool');
+  t.match((failure as WorkerGone).cause, { message: 'out of room' });
+  t.equal((await workers.run<{ value: number }>('echo', [1])).value, 1, 'a new thread answers');
+});
+
+t.test('an aborted task fails with the reason: a waiting one leaves the queue, a running one stops its thread', async (t) => {
+  const workers = pool(t, { size: 1 });
+  const first = await workers.run<{ threadId: number }>('echo', [1]);
+  const running = new AbortController();
+  const waiting = new AbortController();
+  const blocked = workers.run('block', [5_000], { signal: running.signal });
+  const queued = workers.run('echo', [2], { signal: waiting.signal });
+  const behind = workers.run<{ threadId: number }>('echo', [3]);
+  waiting.abort(new Error('not wanted'));
+  await t.rejects(queued, { message: 'not wanted' });
+  t.same(workers.stats(), { threads: 1, running: 1, queued: 1 }, 'only the aborted task left the queue');
+  const started = Date.now();
+  running.abort(new Error('job cancelled'));
+  await t.rejects(blocked, { message: 'job cancelled' });
+  t.ok(Date.now() - started < 2_000, 'at once, not when the block ends');
+  t.not((await behind).threadId, first.threadId, 'the task behind it runs on a new thread');
+  await t.rejects(workers.run('echo', [4], { signal: AbortSignal.abort(new Error('too late')) }), { message: 'too late' }, 'already aborted: never runs');
+});
+
 t.test('close fails the waiting tasks, ends every thread, and refuses new tasks', async (t) => {
   const workers = pool(t, { size: 1 });
   const running = workers.run<number>('block', [200]);
@@ -114,9 +143,22 @@ t.test('close fails the waiting tasks, ends every thread, and refuses new tasks'
   await workers.close();
   t.equal(typeof (await running), 'number', 'the running task finished first');
   t.ok((await waiting) instanceof WorkerGone, 'the waiting task fails');
+  t.ok((await waiting) instanceof WorkerPoolClosed, 'as closed');
   await Promise.all(exits);
   t.same(workers.stats(), { threads: 0, running: 0, queued: 0 });
   await t.rejects(workers.run('echo', [2]), WorkerGone);
+});
+
+t.test('close with interrupt fails the running tasks at once too and terminates their threads', async (t) => {
+  const workers = pool(t, { size: 1 });
+  const running = workers.run('block', [5_000]).catch((error: unknown) => error);
+  const waiting = workers.run('echo', [1]).catch((error: unknown) => error);
+  const started = Date.now();
+  await workers.close({ interrupt: true });
+  t.ok(Date.now() - started < 2_000, 'without waiting for the running task');
+  t.ok((await running) instanceof WorkerPoolClosed, 'the running task fails as closed');
+  t.ok((await waiting) instanceof WorkerPoolClosed, 'so does the waiting one');
+  t.same(workers.stats(), { threads: 0, running: 0, queued: 0 });
 });
 
 /** Runs `node <flags> -e <code>` from the repository root; the code sees `pool` and `done()`. */
