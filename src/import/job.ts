@@ -17,7 +17,7 @@ import { insertNewStory } from '../stories/service.js';
 import { findStoryIdBySourceUrl } from '../stories/repository.js';
 import { formatOf } from './formats.js';
 import type { ParseResult } from './parse.js';
-import { ParserClient } from './parser-client.js';
+import { ParserPool } from './parser-pool.js';
 import { storyInputOf } from './story-input.js';
 
 export const IMPORT_FILES_KIND = 'import-files';
@@ -86,7 +86,7 @@ function parserFailure(context: JobContext<ImportParams, ImportState>, file: str
   return { file, error: error instanceof Error ? error.message : String(error) };
 }
 
-async function countItems(parser: ParserClient, files: readonly ImportFile[], root: string, signal: AbortSignal): Promise<number> {
+async function countItems(parser: ParserPool, files: readonly ImportFile[], root: string, signal: AbortSignal): Promise<number> {
   let total = 0;
   for (const file of files) {
     if (signal.aborted) throw signal.reason;
@@ -99,7 +99,7 @@ async function countItems(parser: ParserClient, files: readonly ImportFile[], ro
 /** One archive's entries from `state.entry` on; the archive's own failure is one error. */
 async function importArchive(
   context: JobContext<ImportParams, ImportState>,
-  parser: ParserClient,
+  parser: ParserPool,
   file: ImportFile,
   filePath: string,
   state: ImportState,
@@ -135,7 +135,7 @@ export function importHandler(
 ): JobHandler<ImportParams, ImportState> {
   return {
     async run(context) {
-      const parser = new ParserClient();
+      const parser = new ParserPool();
       const root = rootOf(context.id, context.params);
       const { files } = context.params;
       try {

@@ -15,7 +15,7 @@ declare module 'fastify' {
  */
 export const urlImportPlugin = fp(
   async (app) => {
-    const pool = new ExtractPool();
+    const pool = new ExtractPool({ onThreadError: (error) => app.log.warn({ err: error }, 'a URL import extraction thread died; the next import starts another') });
     app.addHook('onClose', async () => pool.close());
     app.decorate('urlImports', { db: app.db, images: app.images, pool, allow: app.config.importAllowHosts });
   },

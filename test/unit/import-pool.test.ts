@@ -10,7 +10,7 @@ function statusOf(error: unknown): number | undefined {
 }
 
 t.test('a worker extracts; with every worker busy and the queue full, the next job is 503 at once', async (t) => {
-  const pool = new ExtractPool(1, 1, 60_000);
+  const pool = new ExtractPool({ threads: 1, queueMax: 1, taskTimeoutMs: 60_000 });
   t.teardown(() => pool.close());
   const running = pool.extract(PAGE, undefined, 'https://pool.example/a', 5);
   const waiting = pool.extract(PAGE, undefined, 'https://pool.example/b', 5);
@@ -22,7 +22,7 @@ t.test('a worker extracts; with every worker busy and the queue full, the next j
 });
 
 t.test('a job over its time ends the worker and is 422; the next job gets a fresh worker', async (t) => {
-  const slow = new ExtractPool(1, 1, 1);
+  const slow = new ExtractPool({ threads: 1, queueMax: 1, taskTimeoutMs: 1 });
   t.teardown(() => slow.close());
   const status = await slow.extract(PAGE, undefined, 'https://pool.example/a', 5).then(() => undefined, statusOf);
   t.equal(status, 422);
@@ -31,7 +31,7 @@ t.test('a job over its time ends the worker and is 422; the next job gets a fres
 });
 
 t.test('closing fails waiting jobs with 503 and refuses new ones', async (t) => {
-  const pool = new ExtractPool(1, 2, 60_000);
+  const pool = new ExtractPool({ threads: 1, queueMax: 2, taskTimeoutMs: 60_000 });
   const running = pool.extract(PAGE, undefined, 'https://pool.example/a', 5).then(() => 'done', statusOf);
   const waiting = pool.extract(PAGE, undefined, 'https://pool.example/b', 5).then(() => 'done', statusOf);
   await pool.close();

@@ -1,20 +1,13 @@
 /**
- * The worker thread of src/import/url/extract-pool.ts: decodes a page and extracts its story
- * (src/import/html-story.ts), one job at a time, so Readability's hundreds of milliseconds on a
- * large page never block the server's event loop.
+ * An extraction worker thread of ./extract-pool.ts: decodes a page and extracts its story
+ * (src/import/html-story.ts), one page at a time, so Readability's hundreds of milliseconds on a
+ * large page never block the server's event loop. Never imported.
  */
-import { parentPort } from 'node:worker_threads';
+import { serveWorkerTasks } from '../../lib/worker-pool.js';
 import { decodeHtml } from '../decode-text.js';
 import { extractStory } from '../html-story.js';
-import type { ExtractJob, ExtractReply } from './extract-pool.js';
 
-parentPort?.on('message', (job: ExtractJob) => {
-  let reply: ExtractReply;
-  try {
-    const html = decodeHtml(job.bytes, job.charset);
-    reply = { id: job.id, story: extractStory(html, job.url, job.maxImages) ?? null };
-  } catch (error) {
-    reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };
-  }
-  parentPort?.postMessage(reply);
+serveWorkerTasks({
+  /** The page's story, or undefined when it has none. */
+  extract: (bytes: Uint8Array, charset: string | undefined, url: string, maxImages: number) => extractStory(decodeHtml(bytes, charset), url, maxImages),
 });
