@@ -18,10 +18,12 @@
  * readers, and a request's read-then-write transaction would fail with SQLITE_BUSY.) Durability
  * is SQLite's own: the same checkpoints, mostly run from another thread.
  *
- * If the worker cannot start or dies, the main connection goes back to checkpointing itself.
+ * If the worker cannot start or dies, the main connection goes back to checkpointing itself. The
+ * worker is ./checkpoint-worker.mjs, started like every worker of ours (src/lib/module-worker.ts).
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../lib/module-worker.js';
+import type { CheckpointWorkerMessage } from './checkpoint-worker.mjs';
 import type { Db } from './open.js';
 
 export const CHECKPOINT_INTERVAL_MS = 200;
@@ -30,38 +32,6 @@ export const RESTART_WAL_BYTES = 128 * 1024 * 1024;
 export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 const STOP_TIMEOUT_MS = 5_000;
-
-/** The worker: CommonJS evaluated as is, so it runs the same from `src/` (tsx) and `dist/`. */
-const WORKER_SOURCE = `
-const fs = require('node:fs');
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-let timer;
-let stopped = false;
-function walBytes() {
-  try { return fs.statSync(workerData.file + '-wal').size; } catch { return 0; }
-}
-function tick() {
-  if (stopped) return;
-  try {
-    if (walBytes() > 0) db.pragma('wal_checkpoint(PASSIVE)');
-  } catch (error) {
-    parentPort.postMessage({ warning: String(error && error.message || error) });
-  }
-  timer = setTimeout(tick, workerData.intervalMs);
-}
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  stopped = true;
-  clearTimeout(timer);
-  db.close();
-  parentPort.postMessage({ stopped: true });
-  parentPort.close();
-});
-parentPort.postMessage({ started: true });
-timer = setTimeout(tick, workerData.intervalMs);
-`;
 
 export interface CheckpointLog {
   warn(details: object, message: string): void;
@@ -89,9 +59,8 @@ export function startCheckpointer(
   };
   let worker: Worker;
   try {
-    worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs },
+    worker = startModuleWorker(import.meta.url, './checkpoint-worker.mjs', {
+      workerData: { file, intervalMs },
       // Its own small heap: it only ever runs one pragma.
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
     });
@@ -103,8 +72,8 @@ export function startCheckpointer(
   client.pragma(`wal_autocheckpoint = ${Math.max(1, Math.ceil(restartBytes / pageSize))}`);
   let stopping = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.on('message', (message: { warning?: string }) => {
-    if (message.warning !== undefined) log.warn({ error: message.warning }, 'a background WAL checkpoint failed');
+  worker.on('message', (message: CheckpointWorkerMessage) => {
+    if ('warning' in message) log.warn({ error: message.warning }, 'a background WAL checkpoint failed');
   });
   worker.on('error', (error) => log.warn({ err: error }, 'the WAL checkpoint worker failed; checkpointing on the main thread'));
   void exited.then(() => {
