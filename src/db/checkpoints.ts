@@ -23,6 +23,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../lib/module-worker.js';
+import type { WarnLog } from '../lib/warn-log.js';
 import type { CheckpointWorkerMessage } from './checkpoint-worker.mjs';
 import type { Db } from './open.js';
 
@@ -32,10 +33,6 @@ export const RESTART_WAL_BYTES = 128 * 1024 * 1024;
 export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 const STOP_TIMEOUT_MS = 5_000;
-
-export interface CheckpointLog {
-  warn(details: object, message: string): void;
-}
 
 export interface Checkpointer {
   /** Stops the worker and closes its connection (the main connection checkpoints every 1,000 pages again). */
@@ -49,7 +46,7 @@ export interface Checkpointer {
 export function startCheckpointer(
   db: Db,
   file: string,
-  log: CheckpointLog,
+  log: WarnLog,
   { intervalMs = CHECKPOINT_INTERVAL_MS, restartBytes = RESTART_WAL_BYTES }: { intervalMs?: number; restartBytes?: number } = {},
 ): Checkpointer {
   const client = db.$client;
