@@ -108,13 +108,22 @@ export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], res
   );
 }
 
+/**
+ * The table of contents: the title page (named after the book), then each story. A one-story
+ * book lists its story alone: its title page bears the same title, so readers showed the one
+ * chapter twice.
+ */
+function contents(meta: BookMeta, chapters: readonly BookChapter[]): Array<{ file: string; title: string }> {
+  return chapters.length === 1 ? [...chapters] : [{ file: 'title.xhtml', title: meta.title }, ...chapters];
+}
+
 export function navXhtml(meta: BookMeta, chapters: readonly BookChapter[]): string {
-  const items = [`<li><a href="title.xhtml">${escapeXml(meta.title)}</a></li>`, ...chapters.map((c) => `<li><a href="${c.file}">${escapeXml(c.title)}</a></li>`)];
+  const items = contents(meta, chapters).map((entry) => `<li><a href="${entry.file}">${escapeXml(entry.title)}</a></li>`);
   return xhtmlDocument(meta.title, meta.language, `<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n${items.join('\n')}\n</ol>\n</nav>`);
 }
 
 export function tocNcx(meta: BookMeta, chapters: readonly BookChapter[]): string {
-  const points = [{ file: 'title.xhtml', title: meta.title }, ...chapters].map(
+  const points = contents(meta, chapters).map(
     (entry, i) =>
       `<navPoint id="nav-${i + 1}" playOrder="${i + 1}"><navLabel><text>${escapeXml(entry.title)}</text></navLabel><content src="${entry.file}"/></navPoint>`,
   );

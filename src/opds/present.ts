@@ -22,9 +22,17 @@ const REL_IMAGE = 'http://opds-spec.org/image';
 const REL_THUMBNAIL = 'http://opds-spec.org/image/thumbnail';
 const REL_FACET = 'http://opds-spec.org/facet';
 
+/**
+ * schema.org twice, because the two parsers that read a story's series disagree on its name:
+ * NYPL's opds-feed-parser matches the prefix declared for `http://schema.org/` (with the slash)
+ * and reads `<schema:Series name="…" schema:position="…">`; Readium's r2-opds-js resolves
+ * `schema:Series` with `@schema:name`, `@schema:position` and `@schema:url` in
+ * `http://schema.org` (without it). One element cannot be in both, so an entry carries one of
+ * each (docs/decisions.md, "OPDS catalog").
+ */
 const NAMESPACES =
   'xmlns="http://www.w3.org/2005/Atom" xmlns:opds="http://opds-spec.org/2010/catalog" ' +
-  'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/"';
+  'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" xmlns:schema="http://schema.org/" xmlns:schemaorg="http://schema.org"';
 
 /** Feed ids are stable names, never addresses: a path-form address would carry the token. */
 const idOf = (key: string) => `urn:storyshelf:opds:${key}`;
@@ -158,6 +166,16 @@ function entryText(story: OpdsStory): string {
   return [series, story.summary ?? undefined].filter((part) => part !== undefined && part !== '').join('\n\n');
 }
 
+/** A story's series where NYPL's and Readium's parsers look for it (see {@link NAMESPACES}). */
+function seriesElements(links: OpdsLinks, seriesId: string, name: string, volume: number | null): string[] {
+  const position = volume === null ? '' : ` schema:position="${volume}"`;
+  const url = escapeXml(links.feed(`/series/${seriesId}`));
+  return [
+    `<schema:Series name="${escapeXml(name)}"${position} schema:url="${url}"/>`,
+    `<schemaorg:Series schemaorg:name="${escapeXml(name)}"${position.replace('schema:', 'schemaorg:')} schemaorg:url="${url}"/>`,
+  ];
+}
+
 function storyEntry(links: OpdsLinks, story: OpdsStory): string {
   const lines = ['<entry>', `<id>urn:uuid:${escapeXml(story.id)}</id>`, `<title>${escapeXml(story.title)}</title>`, `<updated>${escapeXml(story.updatedAt)}</updated>`];
   lines.push(`<published>${escapeXml(story.createdAt)}</published>`);
@@ -165,6 +183,9 @@ function storyEntry(links: OpdsLinks, story: OpdsStory): string {
     lines.push(`<author><name>${escapeXml(story.authorName)}</name><uri>${escapeXml(links.feed(`/authors/${story.authorId}`))}</uri></author>`);
   }
   for (const tag of story.tags) lines.push(`<category term="${escapeXml(tag)}" label="${escapeXml(tag)}"/>`);
+  if (story.seriesId !== null && story.seriesName !== null) lines.push(...seriesElements(links, story.seriesId, story.seriesName, story.volume));
+  // Foliate and others show <summary> and never <content>; NYPL's parser reads <content> first.
+  if (story.summary !== null && story.summary !== '') lines.push(`<summary type="text">${escapeXml(story.summary)}</summary>`);
   lines.push(`<content type="text">${escapeXml(entryText(story))}</content>`);
   lines.push(linkElement({ rel: REL_ACQUISITION, href: links.epub(story.id), type: EPUB_TYPE }));
   if (story.coverPath !== null) {

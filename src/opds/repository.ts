@@ -21,6 +21,7 @@ export interface OpdsStory {
   coverPath: string | null;
   authorId: string | null;
   authorName: string | null;
+  seriesId: string | null;
   seriesName: string | null;
   volume: number | null;
   /** Tag names, sorted by name. */
@@ -39,6 +40,7 @@ const entriesArray = defineStatements((db: Db) =>
          'coverPath', s.cover_path,
          'authorId', s.author_id,
          'authorName', a.name,
+         'seriesId', s.series_id,
          'seriesName', se.name,
          'volume', s.volume,
          'tags', json(${STORY_TAG_NAMES_SQL}),

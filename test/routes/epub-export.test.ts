@@ -86,7 +86,8 @@ t.test('a story book: container, metadata, navigation, image, determinism, rendi
   t.match(chapter, /<span class="image-alt">webp art<\/span>/, 'a WebP image becomes its alt text');
   t.notMatch(chapter, /remote\.example/, 'nothing remote is referenced');
 
-  t.same(xmlElements(entryText(entries, 'OEBPS/nav.xhtml'), 'a').map((a) => a.attribs.href), ['title.xhtml', 'story-0001.xhtml']);
+  t.same(xmlElements(entryText(entries, 'OEBPS/nav.xhtml'), 'a').map((a) => a.attribs.href), ['story-0001.xhtml'], 'a one-story book lists its story once, not its title page too');
+  t.same(xmlElements(entryText(entries, 'OEBPS/toc.ncx'), 'content').map((c) => c.attribs.src), ['story-0001.xhtml'], 'and so does the NCX');
   const ncx = entryText(entries, 'OEBPS/toc.ncx');
   t.equal(xmlElements(ncx, 'meta').find((m) => m.attribs.name === 'dtb:uid')?.attribs.content, `urn:uuid:${story.id}`);
 
