@@ -1,30 +1,30 @@
 /**
  * The `archive-restore` job kind (docs/decisions.md, "Library archive"; docs/architecture.md,
- * "Background jobs"): restores the archive saved at `DATA_DIR/imports/<job id>.zip`, one step at
- * a time through the runner's `commit`, and removes the file when the job ends.
+ * "Background jobs"): restores the archive saved in its job's folder
+ * (`DATA_DIR/jobs/<job id>/archive.zip`), one step at a time through the runner's `commit`, and
+ * removes the folder when the job ends.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { jobFolder, RESTORE_ARCHIVE_FILE } from '../jobs/folders.js';
 import type { JobHandler } from '../jobs/runner.js';
 import { ArchiveRestore, initialRestoreState, type RestoreDeps, type RestoreState } from './restore.js';
-import { IMPORTS_DIR } from './upload.js';
 
 export const ARCHIVE_RESTORE_KIND = 'archive-restore';
 
-export interface ArchiveRestoreParams {
-  /** The archive's file name under `DATA_DIR/imports/` (never an absolute path: the data folder may move). */
-  archive: string;
-}
+/** Nothing: the archive is the job's folder's `archive.zip` (a job queued before job folders named it here; the start-up sweep moved it). */
+export type ArchiveRestoreParams = Record<string, unknown>;
 
-export function archivePath(dataDir: string, params: ArchiveRestoreParams): string {
-  return path.join(dataDir, IMPORTS_DIR, path.basename(params.archive));
+/** Where the job's archive waits. */
+export function archivePath(dataDir: string, jobId: string): string {
+  return path.join(jobFolder(dataDir, jobId), RESTORE_ARCHIVE_FILE);
 }
 
 export function archiveRestoreHandler(deps: RestoreDeps, dataDir: string): JobHandler<ArchiveRestoreParams, RestoreState> {
   return {
     async run(context) {
       // Checked as a whole again: a resumed job reads the archive afresh.
-      const restore = await ArchiveRestore.open(deps, archivePath(dataDir, context.params));
+      const restore = await ArchiveRestore.open(deps, archivePath(dataDir, context.id));
       try {
         while (!context.signal.aborted) {
           const state = context.state ?? initialRestoreState();
@@ -36,7 +36,7 @@ export function archiveRestoreHandler(deps: RestoreDeps, dataDir: string): JobHa
       }
     },
     async finished(job) {
-      await fs.rm(archivePath(dataDir, job.params), { force: true });
+      await fs.rm(jobFolder(dataDir, job.id), { recursive: true, force: true });
     },
   };
 }

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import { BadRequest, TooManyRequests } from '../errors.js';
-import path from 'node:path';
+import { jobFolder } from '../jobs/folders.js';
 import type { JobRunner } from '../jobs/runner.js';
 import { newId } from '../lib/clock.js';
 import { ARCHIVE_RESTORE_KIND, type ArchiveRestoreParams } from './job.js';
@@ -68,14 +68,15 @@ export async function exportLibrary(live: Database.Database, dataDir: string, im
 export async function startArchiveRestore(jobs: JobRunner, request: FastifyRequest, dataDir: string, deps: RestoreDeps): Promise<string> {
   jobs.checkQueueRoom();
   const id = newId();
-  const file = await saveArchiveUpload(request, dataDir, id);
+  const folder = jobFolder(dataDir, id);
+  const file = await saveArchiveUpload(request, folder);
   try {
     const restore = await ArchiveRestore.open(deps, file);
     const total = restore.total;
     restore.close();
-    return jobs.enqueue(ARCHIVE_RESTORE_KIND, { archive: path.basename(file) } satisfies ArchiveRestoreParams, { id, total });
+    return jobs.enqueue(ARCHIVE_RESTORE_KIND, {} satisfies ArchiveRestoreParams, { id, total });
   } catch (error) {
-    fs.rmSync(file, { force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
     if (error instanceof ArchiveRejected) throw new BadRequest('The archive cannot be restored', { file: error.message });
     throw error;
   }

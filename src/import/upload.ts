@@ -1,20 +1,16 @@
 /**
- * Receiving the files of `POST /api/import/files` (docs/decisions.md, "File import"): every
- * `file` part is streamed into the job's folder as it arrives, under a name of our own
- * (`<n>.<extension>`; the sender's name is kept only for display). Bounded: at most
- * {@link UPLOAD_FILES_MAX} files, each at most {@link BOOK_FILE_MAX} bytes, all together at most
- * {@link UPLOAD_BYTES_MAX}. A file of a format the importer does not read, a file over a limit,
- * or no file at all refuses the whole request, and what was written is removed.
+ * Receiving the files of `POST /api/import/files` (docs/decisions.md, "File import") on the one
+ * multipart receiver (src/lib/multipart-intake.ts): every `file` part is streamed into the job's
+ * folder as it arrives, under a name of our own (`<n>.<extension>`; the sender's name is kept
+ * only for display). Bounded: at most {@link UPLOAD_FILES_MAX} files, each at most
+ * {@link BOOK_FILE_MAX} bytes, all together at most {@link UPLOAD_BYTES_MAX}. A file of a format
+ * the importer does not read, a file over a limit, or no file at all refuses the whole request,
+ * and what was written is removed.
  */
-import fs from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
-import { invalidField, TooLarge, UnsupportedType } from '../errors.js';
-import { asClientError, drain } from '../images/upload.js';
+import { TooLarge, UnsupportedType } from '../errors.js';
+import { folderDestination, receiveMultipart } from '../lib/multipart-intake.js';
 import type { ImportFile } from './job.js';
 import { BOOK_FILE_MAX, formatOf } from './formats.js';
 
@@ -33,71 +29,28 @@ export const IMPORT_MULTIPART_LIMITS = Object.freeze({
   parts: UPLOAD_FILES_MAX + 16,
 });
 
-interface FilePart {
-  type: 'file';
-  fieldname: string;
-  filename: string;
-  file: Readable & { truncated?: boolean };
-}
-
-interface FieldPart {
-  type: 'field';
-}
-
-/** Counts the bytes of the whole request's files and stops past the total limit. */
-function totalCounter(counted: { bytes: number }): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      counted.bytes += chunk.length;
-      if (counted.bytes > UPLOAD_BYTES_MAX) callback(new TooLarge(`The files together are over ${UPLOAD_BYTES_MAX} bytes`));
-      else callback(null, chunk);
-    },
-  });
-}
-
 function displayName(filename: string): string {
   return [...path.basename(filename.replace(/\\/g, '/'))].slice(0, DISPLAY_NAME_MAX).join('');
 }
 
 /** Writes every `file` part of the request into `folder` (created here); removes it again on any failure. */
 export async function receiveImportFiles(request: FastifyRequest, folder: string): Promise<ImportFile[]> {
-  if (!request.isMultipart()) throw new UnsupportedType('A multipart/form-data body was expected');
-  await fs.mkdir(folder, { recursive: true });
-  const files: ImportFile[] = [];
-  const counted = { bytes: 0 };
-  let failure: unknown;
-  try {
-    for await (const part of request.parts({ limits: IMPORT_MULTIPART_LIMITS }) as AsyncIterable<FilePart | FieldPart>) {
-      if (part.type !== 'file') continue;
-      // A browser sends an empty file input as a part with no file name.
-      if (failure !== undefined || part.fieldname !== 'file' || part.filename === '') {
-        await drain(part.file);
-        continue;
-      }
-      const name = displayName(part.filename);
-      const format = formatOf(name);
-      if (format === undefined) {
-        failure = new UnsupportedType(`${name} is not a file the importer reads`, { file: 'must be .html, .htm, .txt, .md, .epub or .zip' });
-        await drain(part.file);
-        continue;
-      }
-      const stored = `${files.length + 1}${path.extname(name).toLowerCase()}`;
-      try {
-        await pipeline(part.file, totalCounter(counted), createWriteStream(path.join(folder, stored), { flags: 'wx' }));
-        if (part.file.truncated === true) throw new TooLarge(`${name} is over ${BOOK_FILE_MAX} bytes`, { file: `at most ${BOOK_FILE_MAX} bytes each` });
-        files.push({ name, path: stored });
-      } catch (error) {
-        failure = error;
-        await drain(part.file);
-      }
-    }
-  } catch (error) {
-    failure ??= error;
-  }
-  if (failure === undefined && files.length === 0) failure = invalidField('file', 'is required');
-  if (failure !== undefined) {
-    await fs.rm(folder, { recursive: true, force: true });
-    throw asClientError(failure);
-  }
-  return files;
+  const stored = await receiveMultipart(request, {
+    field: 'file',
+    maxFiles: UPLOAD_FILES_MAX,
+    required: true,
+    limits: IMPORT_MULTIPART_LIMITS,
+    refuseType: (filename) =>
+      formatOf(displayName(filename)) === undefined
+        ? new UnsupportedType(`${displayName(filename)} is not a file the importer reads`, { file: 'must be .html, .htm, .txt, .md, .epub or .zip' })
+        : undefined,
+    destination: folderDestination(folder, {
+      nameOf: (filename, index) => `${index + 1}${path.extname(displayName(filename)).toLowerCase()}`,
+      maxFileBytes: BOOK_FILE_MAX,
+      fileTooLarge: (filename) => new TooLarge(`${displayName(filename)} is over ${BOOK_FILE_MAX} bytes`, { file: `at most ${BOOK_FILE_MAX} bytes each` }),
+      maxTotalBytes: UPLOAD_BYTES_MAX,
+      totalTooLarge: () => new TooLarge(`The files together are over ${UPLOAD_BYTES_MAX} bytes`),
+    }),
+  });
+  return stored.map((file) => ({ name: displayName(file.filename), path: file.name }));
 }

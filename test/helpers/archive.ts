@@ -4,8 +4,21 @@
  */
 import yauzl from 'yauzl';
 import yazl from 'yazl';
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION } from '../../src/schemas/archive.js';
 import type { TestContext } from './app.js';
 import { multipart } from './multipart.js';
+
+/** A valid `manifest.json` for a hand-built archive, with these entry counts (the rest 0). */
+export function manifestJson(counts: Partial<Record<'authors' | 'series' | 'tags' | 'stories' | 'progress' | 'images', number>>): string {
+  return JSON.stringify({
+    format: ARCHIVE_FORMAT,
+    version: ARCHIVE_VERSION,
+    app: { name: 'storyshelf', version: 'test' },
+    createdAt: '2026-11-24T00:00:00.000Z',
+    counts: { authors: 0, series: 0, tags: 0, stories: 0, progress: 0, images: 0, ...counts },
+    missingImages: [],
+  });
+}
 
 /** Every entry of a ZIP by name: JSON entries parsed, `.jsonl` entries as arrays, others as bytes. */
 export async function readArchive(bytes: Buffer): Promise<Map<string, unknown>> {

@@ -98,7 +98,7 @@ t.test('export, restore into an empty library, export again: the same entries; s
   t.equal(job.status, 'done', JSON.stringify(job.errors));
   t.same(job.errors, []);
   t.equal(job.done, job.total);
-  t.same(fs.readdirSync(path.join(target.dataDir, 'imports')), [], 'the uploaded archive is removed when its job ends');
+  t.same(fs.readdirSync(path.join(target.dataDir, 'jobs')), [], 'the uploaded archive is removed when its job ends');
 
   const second = await readArchive(await exportArchive(target));
   t.same(comparable(second), comparable(first), 'the restored library exports to the same entries');

@@ -7,20 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
-import { zipOf } from '../helpers/archive.js';
+import { manifestJson, zipOf } from '../helpers/archive.js';
 import { ArchiveRejected, DEFAULT_LIMITS } from '../../src/archive/reader.js';
 import { ArchiveRestore, initialRestoreState, type RestoreCommit, type RestoreState } from '../../src/archive/restore.js';
 import { writeTransaction } from '../../src/db/transaction.js';
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION } from '../../src/schemas/archive.js';
 
-const manifest = JSON.stringify({
-  format: ARCHIVE_FORMAT,
-  version: ARCHIVE_VERSION,
-  app: { name: 'storyshelf', version: 'test' },
-  createdAt: '2026-11-24T00:00:00.000Z',
-  counts: { authors: 0, series: 0, tags: 2, stories: 1, progress: 0, images: 0 },
-  missingImages: [],
-});
+const manifest = manifestJson({ tags: 2, stories: 1 });
 
 function story(id: string, contentHtml: string): string {
   return JSON.stringify({
