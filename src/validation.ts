@@ -1,17 +1,25 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify';
 import { BadRequest, HttpError, validationDetails, type ErrorDetails } from './errors.js';
 
+/**
+ * A service's own rules for a body (blank names, both forms of a link, unknown ids): the
+ * offences of the fields given. They are given only the fields that passed the schema, so every
+ * field may be absent.
+ */
+export type BodyRules<T> = (body: Partial<T>) => ErrorDetails;
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The service's own rules for this route's body (blank names, both forms of a link, unknown
-     * ids), run on the fields that passed the schema when another field failed it, so that one
-     * 400 names every offending field (docs/decisions.md, "Validation"). It is given the body
-     * without those fields, so it must take every field as optional (a partial of the body type).
+     * The service's own rules for this route's body, run on the fields that passed the schema
+     * when another field failed it, so that one 400 names every offending field
+     * (docs/decisions.md, "Validation"). A method, so that each route's rules may take its own
+     * body type: they are given only fields its schema accepted (`withRuleIssues`).
      */
-    bodyRules?: (body: never) => ErrorDetails;
+    bodyRules?(body: Readonly<Record<string, unknown>>): ErrorDetails;
   }
 }
 
@@ -160,12 +168,57 @@ async function reportBodyIssues(request: FastifyRequest): Promise<void> {
   if (failure === undefined) return;
   const rules = request.routeOptions.config.bodyRules;
   const body = request.body;
-  if (failure.validationContext !== 'body' || rules === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw failure;
-  }
+  if (failure.validationContext !== 'body' || rules === undefined || !isFields(body)) throw failure;
+  // The route's validator has spoken (a route may have one schema per content type): its verdict, then the rules.
   const details = validationDetails(failure.validation as FastifySchemaValidationError[]);
-  const passed: Record<string, unknown> = { ...body };
-  for (const field of Object.keys(details)) delete passed[field];
-  for (const [field, message] of Object.entries(rules(passed as never))) details[field] ??= message;
-  throw new BadRequest('Validation failed', details);
+  throw new BadRequest('Validation failed', withRuleIssues(details, (passed) => rules(passed), body));
 }
+
+function isFields(body: unknown): body is Record<string, unknown> {
+  return body !== null && typeof body === 'object' && !Array.isArray(body);
+}
+
+/** Each body schema compiled once, as the routes' validator compiles it. */
+const bodyValidators = new WeakMap<TSchema, FastifyValidationResult>();
+
+function bodyValidator(schema: TSchema): FastifyValidationResult {
+  let validate = bodyValidators.get(schema);
+  if (validate === undefined) {
+    validate = validatorCompiler({ schema, method: 'POST', url: '', httpPart: 'body' }) as FastifyValidationResult;
+    bodyValidators.set(schema, validate);
+  }
+  return validate;
+}
+
+/** A body checked by {@link checkBody}: typed as its schema says, or every offence. */
+export type CheckedBody<T> = { body: T; issues: undefined } | { body: undefined; issues: ErrorDetails };
+
+/**
+ * Checks `body` as a route with this body schema and these rules does (docs/decisions.md,
+ * "Validation"): the schema's offences, worded as the API words them, then `rules` on the fields
+ * the schema accepted. Valid, it is the body as the schema's validator left it (unknown fields
+ * dropped), typed by the schema; the caller's object is not changed.
+ */
+export function checkBody<S extends TSchema>(schema: S, rules: BodyRules<Static<S>> | undefined, body: unknown): CheckedBody<Static<S>> {
+  const validate = bodyValidator(schema);
+  const candidate: unknown = isFields(body) ? { ...body } : body;
+  if (validate(candidate)) {
+    const issues = rules === undefined ? {} : rules(candidate as Static<S>);
+    return Object.keys(issues).length === 0 ? { body: candidate as Static<S>, issues: undefined } : { body: undefined, issues };
+  }
+  const issues = validationDetails((validate.errors ?? []) as FastifySchemaValidationError[]);
+  return { body: undefined, issues: rules === undefined || !isFields(body) ? issues : withRuleIssues(issues, rules, body) };
+}
+
+/**
+ * `details` (the schema's offences of `body`) and the offences `rules` find in the fields the
+ * schema accepted: one answer naming every offending field, for the API and the pages alike.
+ */
+function withRuleIssues<T>(details: ErrorDetails, rules: BodyRules<T>, body: Record<string, unknown>): ErrorDetails {
+  // Only what the schema accepted reaches the rules, so each field they see has its schema type.
+  const passed = Object.fromEntries(Object.entries(body).filter(([field]) => details[field] === undefined)) as Partial<T>;
+  const all = { ...details };
+  for (const [field, message] of Object.entries(rules(passed))) all[field] ??= message;
+  return all;
+}
+

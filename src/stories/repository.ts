@@ -9,6 +9,7 @@ import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../db/open.js';
 import { stories, storyTags } from '../db/schema.js';
 import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
+import type { StoryDto } from '../schemas/story.js';
 import { STORY_CARD_JSON_SQL, STORY_JSON_JOINS, STORY_JSON_SQL, type StoryCard } from './present.js';
 import { defineStatements } from '../db/statements.js';
 
@@ -60,6 +61,20 @@ const storyJsonById = defineStatements((db: Db) =>
 export function loadStoryJson(db: Db, id: string): JsonBytes | undefined {
   const json = storyJsonById(db).get(id);
   return json === undefined ? undefined : asJsonBytes(json);
+}
+
+const storyTextById = defineStatements((db: Db) =>
+  db.$client.prepare<[string], string>(`SELECT ${STORY_JSON_SQL} FROM stories s ${STORY_JSON_JOINS} WHERE s.id = ?`).pluck(),
+);
+
+/**
+ * One story's DTO as an object, for the pages (the API sends {@link loadStoryJson}'s bytes
+ * untouched); undefined when there is no such story. The DTO is defined once, in SQL
+ * (`STORY_JSON_SQL`), so this reads it as text and parses it, as the cards are read.
+ */
+export function loadStory(db: Db, id: string): StoryDto | undefined {
+  const json = storyTextById(db).get(id);
+  return json === undefined ? undefined : (JSON.parse(json) as StoryDto);
 }
 
 /**

@@ -17,7 +17,7 @@ import { findOrCreateTags, findTagById } from '../tags/repository.js';
 import { tagNotFound } from '../tags/service.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
-import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
+import type { StoryCreateBody, StoryDto, StoryUpdateBody } from '../schemas/story.js';
 import { parseStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
 import * as repo from './repository.js';
 
@@ -33,6 +33,13 @@ export function presentStories(db: Db, ids: readonly string[]): JsonBytes {
 /** One story as `StoryDto` JSON; 404 when there is none. */
 export function getStory(db: Db, id: string): JsonBytes {
   const story = repo.loadStoryJson(db, id);
+  if (story === undefined) throw storyNotFound(id);
+  return story;
+}
+
+/** One story as a `StoryDto` object, for the pages (the API sends {@link getStory}'s bytes); 404 when there is none. */
+export function getStoryDto(db: Db, id: string): StoryDto {
+  const story = repo.loadStory(db, id);
   if (story === undefined) throw storyNotFound(id);
   return story;
 }
@@ -131,13 +138,18 @@ export function insertNewStory(tx: Tx, input: StoryInput, fallbackTitle: string,
  * `coverPath` must name an uploaded cover (400 otherwise).
  */
 export async function createStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<JsonBytes> {
+  return getStory(db, await addStory(db, store, body));
+}
+
+/** {@link createStory}'s write alone: the new story's id, for a caller that does not send the story (a page's redirect). */
+export async function addStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<string> {
   const input = parseStoryBody(db, body);
   const id = newId();
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     insertNewStory(tx, input, body.title, id);
     return { result: undefined, released: [] };
   });
-  return getStory(db, id);
+  return id;
 }
 
 /**
@@ -145,6 +157,12 @@ export async function createStory(db: Db, store: ImageStore, body: StoryCreateBo
  * A `coverPath` that replaces or clears the cover releases the old file after the commit.
  */
 export async function updateStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<JsonBytes> {
+  await changeStory(db, store, id, body);
+  return getStory(db, id);
+}
+
+/** {@link updateStory}'s write alone, for a caller that does not send the story (a page's redirect). */
+export async function changeStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<void> {
   const input = parseStoryBody(db, body);
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     const current = repo.findStoryStamp(tx, id);
@@ -155,7 +173,6 @@ export async function updateStory(db: Db, store: ImageStore, id: string, body: S
     if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
     return { result: undefined, released: [...(input.coverPath === undefined ? [] : [current.coverPath]), ...releasedImages] };
   });
-  return getStory(db, id);
 }
 
 /** `POST /stories/{id}/rating`. */

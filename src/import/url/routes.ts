@@ -3,6 +3,7 @@ import { sendJson } from '../../lib/json-bytes.js';
 import { errorResponses } from '../../schemas/common.js';
 import { StoryDto } from '../../schemas/story.js';
 import { UrlImportBody, UrlImportQuery } from '../../schemas/url-import.js';
+import { getStory } from '../../stories/service.js';
 import { importFromUrl } from './service.js';
 
 /** docs/api.md, "Importing from a URL". */
@@ -19,8 +20,8 @@ export const urlImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { story, created } = await importFromUrl(app.urlImports, request.body.url, request.query.update === true);
-      return sendJson(reply, story, created ? 201 : 200);
+      const { storyId, created } = await importFromUrl(app.urlImports, request.body.url, request.query.update === true);
+      return sendJson(reply, getStory(app.db, storyId), created ? 201 : 200);
     },
   );
 };

@@ -11,9 +11,8 @@ import { stories } from '../../db/schema.js';
 import { BadRequest, Conflict, HTTP_URL_RULE } from '../../errors.js';
 import type { ImageStore } from '../../images/store.js';
 import { KeyedLock } from '../../lib/keyed-lock.js';
-import type { JsonBytes } from '../../lib/json-bytes.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
-import { createStory, updateStory } from '../../stories/service.js';
+import { addStory, changeStory } from '../../stories/service.js';
 import { URL_MAX } from '../../schemas/common.js';
 import type { ImportAllowList } from '../../lib/allow-hosts.js';
 import { noArticle, notHtml, pageTooLarge, upstreamTimedOut } from './errors.js';
@@ -38,7 +37,8 @@ export interface UrlImportDeps {
 }
 
 export interface UrlImportResult {
-  story: JsonBytes;
+  /** The story written; the API sends it as `GET /api/stories/{id}` does, the page goes to it. */
+  storyId: string;
   /** True for a new story (201), false when `update` re-imported into an existing one (200). */
   created: boolean;
 }
@@ -129,8 +129,9 @@ export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update:
       sourceUrl: finalUrl,
     };
     try {
-      if (existing === undefined) return { story: await createStory(deps.db, deps.images, body), created: true };
-      return { story: await updateStory(deps.db, deps.images, existing, body), created: false };
+      if (existing === undefined) return { storyId: await addStory(deps.db, deps.images, body), created: true };
+      await changeStory(deps.db, deps.images, existing, body);
+      return { storyId: existing, created: false };
     } catch (error) {
       for (const relPath of stored) if (relPath !== undefined) await deps.images.discardUpload(relPath);
       throw error;

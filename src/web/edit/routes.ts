@@ -8,13 +8,16 @@ import { receiveUpload } from '../../images/upload.js';
 import { deriveStoryText } from '../../html/story-text.js';
 import { importFromUrl } from '../../import/url/service.js';
 import { IdParams } from '../../schemas/common.js';
-import type { StoryDto } from '../../schemas/story.js';
+import { StoryCreateBody, StoryUpdateBody, type StoryDto } from '../../schemas/story.js';
 import { listSeries } from '../../series/service.js';
-import { createStory, getStory, updateStory } from '../../stories/service.js';
+import { storyBodyIssues } from '../../stories/input.js';
+import { addStory, changeStory, getStoryDto } from '../../stories/service.js';
 import { autocompleteTags } from '../../tags/service.js';
 import { storyHref } from '../layout/links.js';
 import { render, template } from '../render.js';
-import { bodyHtml, formValues, storyBody, storyBodyDetails } from './story-form.js';
+import { checkBody } from '../../validation.js';
+import { formRefusal } from '../form.js';
+import { bodyHtml, formValues, storyBody } from './story-form.js';
 import {
   authorFormView,
   editStoryView,
@@ -66,18 +69,6 @@ async function receiveForm(request: FastifyRequest, kind: ImageKind, fileField: 
   }
 }
 
-/** A 400 or 409 from a service: the form is shown again with its messages. Anything else propagates. */
-function formError(error: unknown, fallbackField: string): ErrorDetails {
-  if (error instanceof HttpError && (error.statusCode === 400 || error.statusCode === 409)) {
-    return error.details ?? { [fallbackField]: error.message };
-  }
-  throw error;
-}
-
-function storyDto(json: Buffer): StoryDto {
-  return JSON.parse(json.toString('utf8')) as StoryDto;
-}
-
 /**
  * The story create and edit forms and the author edit form (docs/decisions.md, "Edit forms"):
  * multipart posts mapped to the API's bodies and applied by the API's services; a 400 or 409
@@ -90,24 +81,49 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
     const view = (state: StoryFormState) => (story === undefined ? newStoryView(state) : editStoryView(story, state));
     const preview = fields.action?.at(-1) === 'preview';
     const body = storyBody(values, image ?? (values.removeCover ? null : undefined));
-    const details = { ...storyBodyDetails(app.db, body, story === undefined), ...uploadErrors };
+    const { issues, save } = storySave(story?.id, body);
+    const details = { ...issues, ...uploadErrors };
     const again = async (state: StoryFormState, status: number) => {
       await app.images.discardUpload(image);
       const notice = image === undefined ? state.notice : 'The chosen cover image was not kept: choose it again before saving.';
       return render(reply, STORY_FORM, view({ ...state, notice, values }), status);
     };
-    if (preview || Object.keys(details).length > 0) {
+    if (preview || save === undefined || Object.keys(details).length > 0) {
       const previewHtml = preview ? (deriveStoryText(bodyHtml(values)).contentHtml ?? '') : undefined;
       return again({ details, previewHtml }, Object.keys(details).length > 0 ? 400 : 200);
     }
-    let saved: StoryDto;
+    let savedId: string;
     try {
-      saved = storyDto(story === undefined ? await createStory(app.db, app.images, body as never) : await updateStory(app.db, app.images, story.id, body as never));
+      savedId = await save();
     } catch (error) {
-      const errors = formError(error, 'title');
-      return again({ details: errors }, error instanceof HttpError ? error.statusCode : 400);
+      const refusal = formRefusal(error, 'title');
+      return again({ details: refusal.details }, refusal.status);
     }
-    return reply.redirect(storyHref(saved.id), 303);
+    return reply.redirect(storyHref(savedId), 303);
+  };
+
+  /**
+   * The form's body checked as `POST`/`PUT /api/stories` check theirs (the same schema, validator
+   * and service rules, src/validation.ts), and the write that saves it once it passes.
+   */
+  const storySave = (storyId: string | undefined, body: Record<string, unknown>): { issues: ErrorDetails; save?: () => Promise<string> } => {
+    const rules = (fields: Partial<StoryUpdateBody>) => storyBodyIssues(app.db, fields);
+    if (storyId === undefined) {
+      const created = checkBody(StoryCreateBody, rules, body);
+      if (created.body === undefined) return { issues: created.issues };
+      const valid = created.body;
+      return { issues: {}, save: () => addStory(app.db, app.images, valid) };
+    }
+    const changed = checkBody(StoryUpdateBody, rules, body);
+    if (changed.body === undefined) return { issues: changed.issues };
+    const valid = changed.body;
+    return {
+      issues: {},
+      save: async () => {
+        await changeStory(app.db, app.images, storyId, valid);
+        return storyId;
+      },
+    };
   };
 
   app.get('/stories/new', async (_request, reply) => render(reply, STORY_FORM, newStoryView()));
@@ -116,8 +132,8 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
     const url = request.body.url ?? '';
     const update = request.body.update !== undefined;
     try {
-      const { story } = await importFromUrl(app.urlImports, url, update);
-      return reply.redirect(storyHref(storyDto(story).id), 303);
+      const { storyId } = await importFromUrl(app.urlImports, url, update);
+      return reply.redirect(storyHref(storyId), 303);
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode === 401) throw error;
       const message = error.details?.url === undefined ? error.message : `${error.message}: the address ${error.details.url}.`;
@@ -127,10 +143,10 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
   app.post('/stories/new', { config: { acceptsMultipart: true } }, async (request, reply) => storyForm(request, reply, undefined));
 
   app.get<{ Params: IdParams }>('/stories/:id/edit', { schema: { params: IdParams } }, async (request, reply) =>
-    render(reply, STORY_FORM, editStoryView(storyDto(getStory(app.db, request.params.id)))),
+    render(reply, STORY_FORM, editStoryView(getStoryDto(app.db, request.params.id))),
   );
   app.post<{ Params: IdParams }>('/stories/:id/edit', { config: { acceptsMultipart: true }, schema: { params: IdParams } }, async (request, reply) =>
-    storyForm(request, reply, storyDto(getStory(app.db, request.params.id))),
+    storyForm(request, reply, getStoryDto(app.db, request.params.id)),
   );
 
   // Datalist fragments for the enhanced form: `<option>`s only, at most 50.
@@ -180,8 +196,8 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
     try {
       await updateAuthor(app.db, app.images, author.id, patch, { ratingField: FORM_RATING_FIELD, uploadedAvatar: image, issues });
     } catch (error) {
-      const details = formError(error, 'name');
-      return render(reply, AUTHOR_FORM, authorFormView(author, values, details), error instanceof HttpError ? error.statusCode : 400);
+      const refusal = formRefusal(error, 'name');
+      return render(reply, AUTHOR_FORM, authorFormView(author, values, refusal.details), refusal.status);
     }
     return reply.redirect(`/authors/${encodeURIComponent(author.id)}`, 303);
   });

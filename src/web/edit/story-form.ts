@@ -1,14 +1,8 @@
 /**
- * The story form's fields as the API's create/update body (docs/decisions.md, "Edit forms"):
- * the same TypeBox schema, checked by the same validator as `POST /api/stories`, and the same
- * service rules (`storyBodyIssues`), so one 400 names every offending field as the API does.
+ * The story form's fields as the API's create/update body (docs/decisions.md, "Edit forms"),
+ * checked by the routes with `checkBody` (src/validation.ts) as `POST /api/stories` checks its
+ * own, so one 400 names every offending field as the API does.
  */
-import type { FastifySchemaCompiler } from 'fastify';
-import type { Db } from '../../db/open.js';
-import { validationDetails, type ErrorDetails } from '../../errors.js';
-import { StoryCreateBody, StoryUpdateBody } from '../../schemas/story.js';
-import { storyBodyIssues } from '../../stories/input.js';
-import { validatorCompiler } from '../../validation.js';
 
 /** What the reader typed, as text, exactly as it is shown again in the form. */
 export interface StoryFormValues {
@@ -104,23 +98,4 @@ export function storyBody(values: StoryFormValues, cover: string | null | undefi
   };
   if (cover !== undefined) body.coverPath = cover;
   return body;
-}
-
-type Validator = ReturnType<FastifySchemaCompiler<unknown>>;
-const compile = (schema: object): Validator =>
-  validatorCompiler({ schema, method: 'POST', url: '/stories', httpPart: 'body' }) as Validator;
-const VALIDATE_CREATE = compile(StoryCreateBody);
-const VALIDATE_UPDATE = compile(StoryUpdateBody);
-
-/**
- * Every offence of the body at once: the schema's (as the API words them), then the service's
- * rules on the fields the schema accepted (src/validation.ts, `bodyRules`). Empty when valid.
- */
-export function storyBodyDetails(db: Db, body: Record<string, unknown>, create: boolean): ErrorDetails {
-  const validate = create ? VALIDATE_CREATE : VALIDATE_UPDATE;
-  const candidate = { ...body };
-  const details: ErrorDetails = validate(candidate) ? {} : validationDetails((validate.errors ?? []) as never);
-  const accepted = Object.fromEntries(Object.entries(body).filter(([field]) => details[field] === undefined));
-  for (const [field, message] of Object.entries(storyBodyIssues(db, accepted))) details[field] ??= message;
-  return details;
 }

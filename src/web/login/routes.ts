@@ -3,6 +3,7 @@ import { TooManyRequests, Unauthorized } from '../../errors.js';
 import { requestToken, TOKEN_COOKIE } from '../../auth/request-token.js';
 import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.js';
 import { render, template } from '../render.js';
+import { formFields } from '../form.js';
 import { safeNext } from './next.js';
 import { loginView, throttledSentence, type LoginView } from './view.js';
 
@@ -11,14 +12,6 @@ export const LOGIN_TEMPLATE = template<LoginView>('login/login');
 /** Where an unauthenticated request is sent: `/login`, with the page it asked for as `next` (a safe path, else `/`). */
 export function loginPath(next: string | undefined): string {
   return next === undefined ? '/login' : `/login?next=${encodeURIComponent(safeNext(next))}`;
-}
-
-/** The first value of a form field (a repeated field arrives as an array). */
-function field(body: unknown, name: string): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
 }
 
 /**
@@ -33,8 +26,9 @@ export const loginRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post('/login', { config: { publicPage: true }, bodyLimit: 8 * 1024 }, async (request, reply) => {
-    const next = safeNext(field(request.body, 'next'));
-    const password = field(request.body, 'password') ?? '';
+    const form = formFields(request.body);
+    const next = safeNext(form.first('next'));
+    const password = form.first('password') ?? '';
     if (password === '' || password.length > 1024) {
       return render(reply, LOGIN_TEMPLATE, loginView(next, { password: 'Enter the password.' }), 400);
     }

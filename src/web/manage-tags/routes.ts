@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { HttpError } from '../../errors.js';
 import { toPage } from '../../lib/pagination.js';
 import { IdParams } from '../../schemas/common.js';
 import { deleteTag, getTag, listTags, unusedTags, updateTag } from '../../tags/service.js';
+import { formFields, formRefusal } from '../form.js';
 import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { tagDeleteView, tagsView, type RenameFailure, type TagDeleteView, type TagsView } from './view.js';
@@ -17,14 +17,6 @@ const TagsQuery = Type.Object({
   unused: Type.Optional(Type.Literal('1')),
 });
 type TagsQuery = Static<typeof TagsQuery>;
-
-/** The first value of a form field (a repeated field arrives as an array). */
-function field(body: unknown, name: string): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
-}
 
 /** The page and filter a `/tags?…` path names (a rename's `back`). */
 function parseBack(back: string): { page: number; unusedOnly: boolean } {
@@ -51,16 +43,17 @@ export const manageTagsRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post<{ Params: IdParams }>('/tags/:id/rename', { schema: { params: IdParams } }, async (request, reply) => {
-    const name = field(request.body, 'name') ?? '';
-    const back = safeNext(field(request.body, 'back'));
+    const form = formFields(request.body);
+    const name = form.first('name') ?? '';
+    const back = safeNext(form.first('back'));
     const target = back.startsWith('/tags') ? back : '/tags';
     try {
       updateTag(app.db, request.params.id, name);
     } catch (error) {
-      if (!(error instanceof HttpError) || (error.statusCode !== 400 && error.statusCode !== 409)) throw error;
-      const failure: RenameFailure = { tagId: request.params.id, typed: name, details: error.details ?? { name: error.message } };
+      const refusal = formRefusal(error, 'name');
+      const failure: RenameFailure = { tagId: request.params.id, typed: name, details: refusal.details };
       const { page, unusedOnly } = parseBack(target);
-      return render(reply, TAGS, tagsView(listing(page, unusedOnly), unusedOnly, failure), error.statusCode);
+      return render(reply, TAGS, tagsView(listing(page, unusedOnly), unusedOnly, failure), refusal.status);
     }
     return reply.redirect(target, 303);
   });

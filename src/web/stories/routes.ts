@@ -3,9 +3,10 @@ import { BadRequest } from '../../errors.js';
 import { IdParams } from '../../schemas/common.js';
 import type { StoryDto } from '../../schemas/story.js';
 import { volumeNeighbours } from '../../series/repository.js';
-import { deleteStory, getStory, rateStory, updateStory } from '../../stories/service.js';
+import { changeStory, deleteStory, getStoryDto, rateStory } from '../../stories/service.js';
 import { getProgress } from '../../stories/progress-service.js';
 import type { Db } from '../../db/open.js';
+import { formFields } from '../form.js';
 import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
@@ -19,21 +20,9 @@ const DELETE = template<DeleteView>('stories/delete');
 /** A year, like the theme: a preference, not a secret. */
 const READER_COOKIE_SECONDS = 365 * 24 * 60 * 60;
 
-function loadStory(db: Db, id: string): StoryDto {
-  return JSON.parse(getStory(db, id).toString('utf8')) as StoryDto;
-}
-
 function neighboursOf(db: Db, story: StoryDto): Neighbours {
   if (story.seriesId === null || story.volume === null) return { previous: undefined, next: undefined };
   return volumeNeighbours(db, story.seriesId, story.volume, story.createdAt);
-}
-
-/** The first value of a form field (a repeated field arrives as an array). */
-function field(body: unknown, name: string): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
 }
 
 /** The id checked as the API checks it (a malformed one is a 400 page); pages are not part of the OpenAPI document. */
@@ -46,7 +35,7 @@ const params = { schema: { params: IdParams, hide: true } };
  */
 export const storyRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: IdParams; Querystring: { rated?: string } }>('/stories/:id', params, async (request, reply) => {
-    const story = loadStory(app.db, request.params.id);
+    const story = getStoryDto(app.db, request.params.id);
     const notice = request.query.rated === undefined ? '' : 'Rating saved.';
     return render(reply, STORY, storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice));
   });
@@ -54,10 +43,11 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
   // rating=1..5 sets it (the API's `POST /api/stories/{id}/rating`); clear=1 removes it (the API's update with `rating: null`).
   app.post<{ Params: IdParams }>('/stories/:id/rating', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
     const { id } = request.params;
-    if (field(request.body, 'clear') !== undefined) {
-      await updateStory(app.db, app.images, id, { rating: null });
+    const form = formFields(request.body);
+    if (form.first('clear') !== undefined) {
+      await changeStory(app.db, app.images, id, { rating: null });
     } else {
-      const raw = field(request.body, 'rating') ?? '';
+      const raw = form.first('rating') ?? '';
       const rating = /^[1-5]$/.test(raw) ? Number(raw) : undefined;
       if (rating === undefined) throw new BadRequest('Choose a rating from 1 to 5', { rating: 'must be a whole number from 1 to 5' });
       rateStory(app.db, id, rating);
@@ -66,7 +56,7 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.get<{ Params: IdParams }>('/stories/:id/delete', params, async (request, reply) =>
-    render(reply, DELETE, deleteView(loadStory(app.db, request.params.id))),
+    render(reply, DELETE, deleteView(getStoryDto(app.db, request.params.id))),
   );
 
   app.post<{ Params: IdParams }>('/stories/:id/delete', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
@@ -75,16 +65,17 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.get<{ Params: IdParams }>('/stories/:id/read', params, async (request, reply) => {
-    const story = loadStory(app.db, request.params.id);
+    const story = getStoryDto(app.db, request.params.id);
     const settings = parseReaderCookie(request.cookies[READER_COOKIE]);
     return render(reply, READER, readerView(story, getProgress(app.db, story.id), settings, neighboursOf(app.db, story)));
   });
 
   // The reader's typography form: stores the choice in the `reader` cookie and returns to the reader.
   app.post('/reader/settings', { bodyLimit: 8 * 1024 }, async (request, reply) => {
-    const settings = parseReaderForm({ size: field(request.body, 'size'), leading: field(request.body, 'leading'), width: field(request.body, 'width') });
+    const form = formFields(request.body);
+    const settings = parseReaderForm({ size: form.first('size'), leading: form.first('leading'), width: form.first('width') });
     if ('invalid' in settings) throw new BadRequest('Unknown reader setting', { [settings.invalid]: 'is not one of the choices' });
     reply.setCookie(READER_COOKIE, readerCookieValue(settings), { path: '/', maxAge: READER_COOKIE_SECONDS, sameSite: 'lax', httpOnly: false });
-    return reply.redirect(safeNext(field(request.body, 'back')), 303);
+    return reply.redirect(safeNext(form.first('back')), 303);
   });
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { BadRequest } from '../../errors.js';
 import { isTheme, THEME_COOKIE } from '../layout/view.js';
+import { formFields } from '../form.js';
 import { safeNext } from '../login/next.js';
 
 /** A year: the theme is a preference, not a secret (not HttpOnly so a client module could read it). */
@@ -13,12 +14,13 @@ const THEME_COOKIE_SECONDS = 365 * 24 * 60 * 60;
  */
 export const themeRoutes: FastifyPluginAsync = async (app) => {
   app.post('/theme', { config: { publicPage: true }, bodyLimit: 8 * 1024 }, async (request, reply) => {
-    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
-    if (!isTheme(body.theme)) throw new BadRequest('Unknown theme', { theme: 'must be one of auto, light, dark, sepia' });
-    reply.setCookie(THEME_COOKIE, body.theme, { path: '/', maxAge: THEME_COOKIE_SECONDS, sameSite: 'lax', httpOnly: false });
+    const form = formFields(request.body);
+    const theme = form.first('theme');
+    if (!isTheme(theme)) throw new BadRequest('Unknown theme', { theme: 'must be one of auto, light, dark, sepia' });
+    reply.setCookie(THEME_COOKIE, theme, { path: '/', maxAge: THEME_COOKIE_SECONDS, sameSite: 'lax', httpOnly: false });
     // A script's request (the client module, or htmx, says so with `HX-Request`) needs no page.
     // Not Sec-Fetch-Mode: Chromium sends no Sec-Fetch-* headers to plain-HTTP LAN addresses.
     if (request.headers['hx-request'] === 'true') return reply.code(204).send();
-    return reply.redirect(safeNext(body.back), 303);
+    return reply.redirect(safeNext(form.first('back')), 303);
   });
 };
