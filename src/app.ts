@@ -14,6 +14,7 @@ import { searchPlugin } from './plugins/search.js';
 import { jobsPlugin } from './plugins/jobs.js';
 import { archivePlugin } from './archive/plugin.js';
 import { importPlugin } from './import/plugin.js';
+import { reindexJobPlugin } from './search/reindex-job.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { crossSitePlugin } from './plugins/cross-site.js';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(jobsPlugin);
   await app.register(importPlugin);
   await app.register(archivePlugin);
+  await app.register(reindexJobPlugin);
   await app.register(apiDocsPlugin);
   await app.register(healthRoutes);
   await app.register(

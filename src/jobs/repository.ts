@@ -16,6 +16,11 @@ export function findJob(db: DbOrTx, id: string): JobRow | undefined {
   return db.select().from(jobs).where(eq(jobs.id, id)).get();
 }
 
+/** The job of this kind queued last (rowid order, as the queue), or undefined when there is none. */
+export function lastJobOfKind(db: DbOrTx, kind: string): JobRow | undefined {
+  return db.select().from(jobs).where(eq(jobs.kind, kind)).orderBy(desc(sql`${jobs}.rowid`)).limit(1).get();
+}
+
 export function listJobs(db: DbOrTx, limit: number): JobRow[] {
   return db.select().from(jobs).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).all();
 }

@@ -122,6 +122,11 @@ export class JobRunner {
     return id;
   }
 
+  /** The job of `kind` queued last, with its state (a kind's own page reads it), or undefined when there is none. */
+  last(kind: string): repo.JobRow | undefined {
+    return repo.lastJobOfKind(this.db, kind);
+  }
+
   /** 429 when the queue is full: lets an endpoint refuse before it reads a large body. */
   checkQueueRoom(): void {
     if (repo.countQueued(this.db) >= QUEUED_JOBS_MAX) {

@@ -41,6 +41,25 @@ export async function buildWebTestApp(t: Test, env: Record<string, string> = {})
   };
 }
 
+/**
+ * Holds the app's reindexes until the returned function is called, so a test can look at one
+ * while it runs (queued, running, the page's progress); the real reindex then runs.
+ */
+export function holdReindex(t: Test, ctx: TestContext): () => void {
+  const engine = ctx.app.searchEngine;
+  const real = engine.reindex.bind(engine);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  engine.reindex = async () => {
+    await held;
+    return real();
+  };
+  t.teardown(() => {
+    engine.reindex = real;
+  });
+  return () => release();
+}
+
 export interface Html {
   /** Every element matching `selector`, in document order. */
   all: (selector: string) => Element[];

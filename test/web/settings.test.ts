@@ -3,9 +3,8 @@ import path from 'node:path';
 import t from 'tap';
 import { TEST_PASSWORD } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
-import { buildWebTestApp, parseHtml } from '../helpers/web.js';
+import { buildWebTestApp, holdReindex, parseHtml } from '../helpers/web.js';
 import { rebuildProgress, rebuildSearchIndex } from '../../src/search/embedded/rebuild.js';
-import type { ReindexOutcome } from '../../src/search/engine.js';
 
 const NEW_PASSWORD = 'a much newer password';
 const HOSTILE = '<script>alert(1)</script>';
@@ -192,17 +191,8 @@ t.test('the backup list is bounded to the newest 20', async (t) => {
 
 t.test('reindex runs in the background, one at a time, and the fragment shows it', async (t) => {
   const ctx = await buildWebTestApp(t);
-  const engine = ctx.app.searchEngine;
-  const real = engine.reindex.bind(engine);
-  let finish!: () => void;
   // Holds the real reindex until the test lets it go, so "running" can be looked at.
-  engine.reindex = async (): Promise<ReindexOutcome> => {
-    await new Promise<void>((resolve) => (finish = resolve));
-    return real();
-  };
-  t.teardown(() => {
-    engine.reindex = real;
-  });
+  const finish = holdReindex(t, ctx);
   await createStory(ctx, { title: 'Indexed again' });
 
   const idle = parseHtml((await ctx.page('/settings/reindex/status')).body);

@@ -92,6 +92,11 @@ export function rebuildProgress(db: Db): RebuildProgress | undefined {
   return current === undefined ? undefined : { done: Math.min(current.done, current.total), total: current.total };
 }
 
+/** The rows a rebuild starting now would index (stories, authors, series and tags): its `total`. */
+export function rebuildRowCount(db: Db): number {
+  return statementsFor(sqliteClient(db)).batches.reduce((sum, batch) => sum + Number(batch.count.get()), 0);
+}
+
 /**
  * Rebuilds the embedded index (see the file comment) and resolves to the number of stories.
  * A second call while one runs shares it.
@@ -119,7 +124,7 @@ async function runRebuild(db: Db, client: Database.Database, { stopped = () => f
   const counted: RebuildProgress = { done: 0, total: 0 };
   progress.set(client, counted);
   await step(() => {
-    counted.total = s.batches.reduce((sum, batch) => sum + Number(batch.count.get()), 0);
+    counted.total = rebuildRowCount(db);
     s.clearStoryDocs.run();
     s.clearAuthorDocs.run();
     clearSuggestions(client);

@@ -8,8 +8,9 @@ import { PASSWORD_MAX_LENGTH } from '../../schemas/auth.js';
 import { SCOPES, TOKEN_NAME_MAX, type Scope } from '../../schemas/tokens.js';
 import { backUpNow } from '../../backup/now.js';
 import { backupTime, listBackups } from '../../backup/list.js';
-import { ReindexJob } from '../../search/reindex-job.js';
+import { reindexStatus, startReindex } from '../../search/reindex-job.js';
 import { render, template } from '../render.js';
+import { formFields } from '../form.js';
 import { throttledSentence } from '../login/view.js';
 import {
   backupItems,
@@ -28,21 +29,6 @@ const REINDEX_STATUS_TEMPLATE = 'settings/reindex-status';
 /** Backups listed on the page, newest first. */
 const BACKUPS_SHOWN = 20;
 
-/** The first value of a form field (a repeated field arrives as an array). */
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value = (body as Record<string, unknown>)[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : '';
-}
-
-/** Every value of a repeated form field (checkboxes), strings only. */
-function fields(body: unknown, name: string): string[] {
-  if (typeof body !== 'object' || body === null) return [];
-  const value = (body as Record<string, unknown>)[name];
-  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
-}
-
 /** The problems the form can see without checking the current password. */
 function formProblems(current: string, next: string, confirm: string): PasswordErrors {
   const errors: PasswordErrors = {};
@@ -60,9 +46,6 @@ function formProblems(current: string, next: string, confirm: string): PasswordE
  * its API route calls (`app.auth`, `backUpNow`, the search `reindex`).
  */
 export const settingsRoutes: FastifyPluginAsync = async (app) => {
-  const reindexJob = new ReindexJob(app.searchEngine, app.db, (error) => app.log.error({ err: error }, 'search reindex started from the settings page failed'));
-  app.addHook('onClose', async () => reindexJob.settled());
-
   interface PageOptions {
     notice?: string;
     passwordErrors?: PasswordErrors;
@@ -79,7 +62,7 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
       passwordErrors,
       passwordSummary: passwordSummary(passwordErrors),
       ...backupItems(listBackups(app.config.dataDir, BACKUPS_SHOWN), BACKUPS_SHOWN),
-      reindex: reindexView(reindexJob.status()),
+      reindex: reindexView(reindexStatus(app.jobs, app.db)),
       health: healthView(await app.searchEngine.health()),
       devices: {
         items: deviceItems(app.deviceTokens.list()),
@@ -104,9 +87,10 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post('/settings/password', { bodyLimit: 16 * 1024 }, async (request, reply) => {
-    const current = field(request.body, 'currentPassword');
-    const next = field(request.body, 'newPassword');
-    const confirm = field(request.body, 'confirmPassword');
+    const form = formFields(request.body);
+    const current = form.first('currentPassword') ?? '';
+    const next = form.first('newPassword') ?? '';
+    const confirm = form.first('confirmPassword') ?? '';
     const errors = formProblems(current, next, confirm);
     if (Object.keys(errors).length > 0) return page(request, reply, { passwordErrors: errors, status: 400 });
     let token: string;
@@ -129,8 +113,9 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
   // The secret is rendered into this one answer and nowhere else: no redirect, so it never sits
   // in a URL, the history or a log (docs/decisions.md, "Device tokens").
   app.post('/settings/tokens', { bodyLimit: 8 * 1024 }, async (request, reply) => {
-    const name = field(request.body, 'name');
-    const scopes = fields(request.body, 'scopes').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
+    const form = formFields(request.body);
+    const name = form.first('name') ?? '';
+    const scopes = form.all('scopes').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
     if (name.trim() === '' || name.length > TOKEN_NAME_MAX) {
       return page(request, reply, { deviceError: `Name the device (1 to ${TOKEN_NAME_MAX} characters).`, status: 400 });
     }
@@ -162,12 +147,12 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post('/settings/reindex', { bodyLimit: 8 * 1024 }, async (_request, reply) => {
-    const started = reindexJob.start();
+    const started = startReindex(app.jobs);
     return reply.redirect(`/settings?reindex=${started ? 'started' : 'running'}#reindex`, 303);
   });
 
   app.get('/settings/reindex/status', async (_request, reply) => {
-    const data: ReindexView = reindexView(reindexJob.status());
+    const data: ReindexView = reindexView(reindexStatus(app.jobs, app.db));
     const html = await reply.viewAsync(REINDEX_STATUS_TEMPLATE, data);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
   });

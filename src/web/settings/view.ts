@@ -126,7 +126,7 @@ export function backupItems(list: BackupList, limit: number): { backups: BackupI
 export function reindexView(status: ReindexStatus): ReindexView {
   switch (status.state) {
     case 'idle':
-      return { running: false, sentence: 'No reindex has run since the service started.', done: undefined, total: undefined, failed: false };
+      return { running: false, sentence: 'No reindex has run recently.', done: undefined, total: undefined, failed: false };
     case 'running': {
       const { done, total } = status;
       const rows =
@@ -139,6 +139,8 @@ export function reindexView(status: ReindexStatus): ReindexView {
       return { running: false, sentence: `${status.message} (finished ${formatUtc(status.finishedAt)}).`, done: undefined, total: undefined, failed: false };
     case 'failed':
       return { running: false, sentence: `The last reindex failed: ${status.message}`, done: undefined, total: undefined, failed: true };
+    case 'cancelled':
+      return { running: false, sentence: `The last reindex was cancelled (${formatUtc(status.finishedAt)}).`, done: undefined, total: undefined, failed: false };
   }
 }
 
