@@ -1,6 +1,6 @@
 /**
  * The settings page's reindex is a job kind (src/search/reindex-job.ts): `GET /api/jobs` shows
- * it and its rows, the page shows the same job, and a failure reaches both.
+ * it and its rows, the page shows the same job, and a failure or a cancel reaches both.
  */
 import t from 'tap';
 import { createStory } from '../helpers/factories.js';
@@ -74,4 +74,27 @@ t.test('a reindex that fails is a failed job with its reason, and the page says 
   t.equal(page.text('#reindex-status p'), 'The last reindex failed: the disk is full <b>now</b>');
   t.ok(page.one('#reindex-status .reindex-status__text--failed'));
   t.notOk(page.one('#reindex-status [hx-trigger]'), 'nothing to poll');
+});
+
+t.test('a cancelled reindex still finishes its rebuild, and the page says it was cancelled', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  const finish = holdReindex(t, ctx);
+  await createStory(ctx, { title: 'Kept whole' });
+  t.equal((await ctx.form('/settings/reindex', {})).statusCode, 303);
+  const [job] = await reindexJobs(ctx);
+  await until(ctx, job!.id, (found) => found.status === 'running');
+  const cancel = await ctx.del(`/api/jobs/${job!.id}`);
+  t.equal(cancel.statusCode, 200);
+  t.equal(((await ctx.get(`/api/jobs/${job!.id}`)).json() as JobDto).status, 'cancelled', 'cancelled at once');
+  const status = parseHtml((await ctx.page('/settings/reindex/status')).body);
+  t.match(status.text('p'), /^The last reindex was cancelled \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)\.$/);
+  t.notOk(status.one('[hx-trigger]'), 'nothing to poll');
+  finish();
+  // The runner is free again once the rebuild has ended: a new reindex then runs to the end.
+  t.equal((await ctx.form('/settings/reindex', {})).headers.location, '/settings?reindex=started#reindex');
+  const [next] = await reindexJobs(ctx);
+  t.not(next!.id, job!.id);
+  t.equal((await until(ctx, next!.id, (found) => found.status === 'done')).status, 'done');
+  t.equal(((await ctx.get(`/api/jobs/${job!.id}`)).json() as JobDto).status, 'cancelled', 'the first stays cancelled');
+  t.equal((await ctx.get('/api/stories/search?query=Kept')).json().totalHits, 1, 'the index is whole');
 });
