@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ImageStore } from '../images/store.js';
-import type { ThumbnailWidth } from '../schemas/files.js';
+import type { ThumbnailFormat, ThumbnailWidth } from '../schemas/files.js';
 import { imageReply } from './service.js';
 
 /**
@@ -12,9 +12,11 @@ export async function sendImage(
   reply: FastifyReply,
   store: ImageStore,
   rawPath: unknown,
-  width: ThumbnailWidth | undefined,
+  /** The request's `w` and `format` (a thumbnail instead of the original when `w` is given). */
+  thumbnail: { w?: ThumbnailWidth; format?: ThumbnailFormat },
   headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
 ): Promise<FastifyReply> {
-  const image = await imageReply(store, rawPath, width, { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'] });
+  const conditions = { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'] };
+  const image = await imageReply(store, rawPath, thumbnail.w, conditions, thumbnail.format);
   return reply.code(image.status).headers(image.headers).send(image.body);
 }

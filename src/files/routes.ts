@@ -37,7 +37,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: imageResponses,
       },
     },
-    async (request, reply) => sendImage(reply, app.images, request.params['*'] || request.query.path, request.query.w, request.headers),
+    async (request, reply) => sendImage(reply, app.images, request.params['*'] || request.query.path, request.query, request.headers),
   );
 
   app.get(
@@ -45,7 +45,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags: FILES, summary: 'An image by ?path=; with ?w= its WebP thumbnail', querystring: ImageGetQuery, response: imageResponses },
     },
-    async (request, reply) => sendImage(reply, app.images, request.query.path, request.query.w, request.headers),
+    async (request, reply) => sendImage(reply, app.images, request.query.path, request.query, request.headers),
   );
 
   app.delete(

@@ -11,7 +11,7 @@ import { imageUrl, parseImagePath, type ImageKind } from '../images/image-path.j
 import { clearImageReferences } from '../images/references.js';
 import type { ImageStore } from '../images/store.js';
 import { receiveUpload } from '../images/upload.js';
-import type { ThumbnailWidth, UploadResponse } from '../schemas/files.js';
+import type { ThumbnailFormat, ThumbnailWidth, UploadResponse } from '../schemas/files.js';
 
 /** docs/api.md, "Limits": images are cached for a year. Names are never reused, so this is safe. */
 export const IMAGE_CACHE_CONTROL = 'max-age=31536000';
@@ -62,11 +62,11 @@ export interface ImageReply {
  * `GET /api/files/images/<path>`: the guards (400), 404 for no such image, then 304 when the
  * client's validators match (If-None-Match wins over If-Modified-Since, RFC 9110 13.2.2), else
  * the stream with its real Content-Type, length, ETag and a year of caching. With a `width`, the
- * same for the image's WebP thumbnail of that width (made now if missing; docs/decisions.md,
+ * same for the image's thumbnail of that width in `format` (WebP unless asked) (made now if missing; docs/decisions.md,
  * "Thumbnails and image metadata").
  */
-export async function imageReply(store: ImageStore, rawPath: unknown, width: ThumbnailWidth | undefined, conditions: ConditionalHeaders): Promise<ImageReply> {
-  const image = width === undefined ? await store.openImage(rawPath) : await store.openThumbnail(rawPath, width);
+export async function imageReply(store: ImageStore, rawPath: unknown, width: ThumbnailWidth | undefined, conditions: ConditionalHeaders, format: ThumbnailFormat = 'webp'): Promise<ImageReply> {
+  const image = width === undefined ? await store.openImage(rawPath) : await store.openThumbnail(rawPath, width, format);
   const lastModified = image.modified.toUTCString();
   const validators = { ETag: image.etag, 'Last-Modified': lastModified, 'Cache-Control': IMAGE_CACHE_CONTROL };
   if (notModified(image.etag, image.modified, conditions)) {

@@ -41,7 +41,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { invalidField, NotFound } from '../errors.js';
 import type { WarnLog } from '../lib/warn-log.js';
-import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../schemas/files.js';
+import { THUMBNAIL_WIDTHS, type ThumbnailFormat, type ThumbnailWidth } from '../schemas/files.js';
 import { FORMATS, type ImageFormat } from './formats.js';
 import { IMAGE_KINDS, parseImagePath, parseImagePathOf, type ImageKind, type ImagePath } from './image-path.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
@@ -265,18 +265,18 @@ export class ImageStore {
    * removal cannot leave a thumbnail behind. An original libvips cannot decode is 404, never a
    * 500. The ETag names the width, so it never matches the original's.
    */
-  async openThumbnail(rawPath: unknown, width: ThumbnailWidth, field = 'path'): Promise<OpenedImage> {
+  async openThumbnail(rawPath: unknown, width: ThumbnailWidth, format: ThumbnailFormat = 'webp', field = 'path'): Promise<OpenedImage> {
     const image = parseImagePath(rawPath, field);
     if ((await this.resolve(image, field)) === undefined) throw imageNotFound(image.relPath);
-    const file = this.#thumbs.file(image, width);
-    const tag = `${image.name}-w${width}`;
+    const file = this.#thumbs.file(image, width, format);
+    const tag = format === 'webp' ? `${image.name}-w${width}` : `${image.name}-w${width}-${format}`;
     const ready = await openServable(file, image.relPath, tag);
     if (ready !== undefined) return ready;
     await this.exclusively(image.relPath, async () => {
       const real = await this.resolve(image, field);
       if (real === undefined) throw imageNotFound(image.relPath);
       if (await exists(file)) return;
-      if (!(await this.#thumbs.write(real, image, width))) throw new NotFound(`Image not found: ${image.relPath} cannot be decoded`);
+      if (!(await this.#thumbs.write(real, image, width, format))) throw new NotFound(`Image not found: ${image.relPath} cannot be decoded`);
     });
     const made = await openServable(file, image.relPath, tag);
     if (made === undefined) throw imageNotFound(image.relPath);

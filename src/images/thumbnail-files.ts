@@ -9,11 +9,11 @@ import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { WarnLog } from '../lib/warn-log.js';
-import { THUMBNAIL_WIDTHS, type ThumbnailWidth } from '../schemas/files.js';
+import { THUMBNAIL_FORMATS, THUMBNAIL_WIDTHS, type ThumbnailFormat, type ThumbnailWidth } from '../schemas/files.js';
 import { exists } from './files.js';
 import type { ImageFormat } from './formats.js';
 import { IMAGE_KINDS, type ImagePath } from './image-path.js';
-import { renderThumbnail, stripMetadata, THUMBS_DIR } from './thumbnails.js';
+import { renderThumbnail, stripMetadata, THUMBNAIL_EXTENSIONS, THUMBS_DIR } from './thumbnails.js';
 
 export class ThumbnailFiles {
   constructor(
@@ -24,20 +24,20 @@ export class ThumbnailFiles {
     private readonly log: WarnLog,
   ) {}
 
-  /** Where the `width` thumbnail of `image` lives. */
-  file(image: ImagePath, width: ThumbnailWidth): string {
-    return path.join(this.root, THUMBS_DIR, String(width), image.kind, `${image.name}.webp`);
+  /** Where the `width` thumbnail of `image` in `format` lives. */
+  file(image: ImagePath, width: ThumbnailWidth, format: ThumbnailFormat = 'webp'): string {
+    return path.join(this.root, THUMBS_DIR, String(width), image.kind, `${image.name}${THUMBNAIL_EXTENSIONS[format]}`);
   }
 
   /**
    * Writes one thumbnail of the original at `real` through a temp file and a rename, so a
    * reader never sees half of one. Returns false (and logs) when libvips cannot decode it.
    */
-  async write(real: string, image: ImagePath, width: ThumbnailWidth): Promise<boolean> {
+  async write(real: string, image: ImagePath, width: ThumbnailWidth, format: ThumbnailFormat = 'webp'): Promise<boolean> {
     const temp = path.join(this.incoming, `${randomUUID()}.thumb`);
     try {
-      await renderThumbnail(real, temp, width);
-      const target = this.file(image, width);
+      await renderThumbnail(real, temp, width, format);
+      const target = this.file(image, width, format);
       // Recreated if someone removed the folder while the service runs (it is derived data).
       await fsp.mkdir(path.dirname(target), { recursive: true });
       await fsp.rename(temp, target);
@@ -57,8 +57,8 @@ export class ThumbnailFiles {
 
   /** Deletes the thumbnails of `image` (derived, so not trashed). Never throws; logs. */
   async remove(image: ImagePath): Promise<void> {
-    for (const width of THUMBNAIL_WIDTHS) {
-      await fsp.rm(this.file(image, width), { force: true }).catch((error: unknown) => this.log.warn({ err: error, relPath: image.relPath, width }, 'could not remove a thumbnail'));
+    for (const [width, format] of THUMBNAIL_WIDTHS.flatMap((w) => THUMBNAIL_FORMATS.map((f) => [w, f] as const))) {
+      await fsp.rm(this.file(image, width, format), { force: true }).catch((error: unknown) => this.log.warn({ err: error, relPath: image.relPath, width }, 'could not remove a thumbnail'));
     }
   }
 
@@ -98,7 +98,8 @@ export class ThumbnailFiles {
         }
         for (const kind of IMAGE_KINDS) {
           for (const entry of await fsp.readdir(path.join(dir, kind))) {
-            const original = entry.endsWith('.webp') ? entry.slice(0, -'.webp'.length) : '';
+            const extension = Object.values(THUMBNAIL_EXTENSIONS).find((ext) => entry.endsWith(ext));
+            const original = extension === undefined ? '' : entry.slice(0, -extension.length);
             if (original !== '' && (await exists(path.join(this.root, kind, original), true))) continue;
             await fsp.rm(path.join(dir, kind, entry), { force: true, recursive: true });
           }

@@ -8,10 +8,13 @@
  * thumbnails keeps at most two cores busy and queues the rest.
  */
 import { Semaphore } from '../lib/semaphore.js';
-import type { ThumbnailWidth } from '../schemas/files.js';
+import type { ThumbnailFormat, ThumbnailWidth } from '../schemas/files.js';
 import type { ImageFormat } from './formats.js';
 
-/** Thumbnails live in `images/.thumbs/<width>/<kind>/<name>.webp`: derived data, never backed up. */
+/** The file extension of each thumbnail format. */
+export const THUMBNAIL_EXTENSIONS: Readonly<Record<ThumbnailFormat, string>> = { webp: '.webp', jpeg: '.jpg' };
+
+/** Thumbnails live in `images/.thumbs/<width>/<kind>/<name>.webp` (or `.jpg`): derived data, never backed up. */
 export const THUMBS_DIR = '.thumbs';
 
 /** sharp jobs (thumbnail or metadata strip) running at once; more wait in order. */
@@ -20,7 +23,7 @@ export const MAX_CONCURRENT_RENDERS = 2;
 /** libvips threads per sharp job (its default is one per core). */
 export const SHARP_THREADS = 1;
 
-/** WebP quality of thumbnails (sharp's default, stated so a change is deliberate). */
+/** WebP and JPEG quality of thumbnails (sharp's default, stated so a change is deliberate). */
 const THUMBNAIL_QUALITY = 80;
 
 /** JPEG and WebP quality when an image must be re-encoded to drop its metadata (see {@link stripMetadata}). */
@@ -61,16 +64,19 @@ export function createRenderQueue(): Semaphore {
 export const renderQueue = createRenderQueue();
 
 /**
- * Writes a WebP thumbnail of the image file `source`, `width` pixels wide (never enlarged: a
+ * Writes a WebP (or JPEG) thumbnail of the image file `source`, `width` pixels wide (never enlarged: a
  * narrower original keeps its width), EXIF orientation applied, to `target`. sharp writes no
  * metadata unless asked, so the thumbnail carries none. Rejects when libvips cannot decode the
  * source; the caller decides what that means.
  */
-export async function renderThumbnail(source: string, target: string, width: ThumbnailWidth): Promise<void> {
+export async function renderThumbnail(source: string, target: string, width: ThumbnailWidth, format: ThumbnailFormat = 'webp'): Promise<void> {
   const sharp = await loadSharp();
-  await renderQueue.run(() =>
-    sharp(source, { failOn: 'error' }).rotate().resize({ width, withoutEnlargement: true }).webp({ quality: THUMBNAIL_QUALITY }).toFile(target),
-  );
+  await renderQueue.run(() => {
+    const resized = sharp(source, { failOn: 'error' }).rotate().resize({ width, withoutEnlargement: true });
+    // JPEG has no transparency: a transparent cover is laid on white, as a page shows it.
+    const encoded = format === 'jpeg' ? resized.flatten({ background: '#ffffff' }).jpeg({ quality: THUMBNAIL_QUALITY }) : resized.webp({ quality: THUMBNAIL_QUALITY });
+    return encoded.toFile(target);
+  });
 }
 
 /**

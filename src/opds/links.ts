@@ -37,11 +37,14 @@ export class OpdsLinks {
     return this.pathToken === undefined ? imageUrl(relPath) : `${this.base}/images/${relPath}`;
   }
 
-  /** The cover's WebP thumbnail, as {@link image}. */
+  /**
+   * The cover's JPEG thumbnail, as {@link image}: JPEG, not the pages' WebP, which older
+   * KOReader builds and other e-reader apps do not show.
+   */
   thumbnail(relPath: string): string {
     return this.pathToken === undefined
-      ? thumbnailUrl(relPath, OPDS_THUMBNAIL_WIDTH)
-      : `${this.base}/images/${relPath}?w=${OPDS_THUMBNAIL_WIDTH}`;
+      ? `${thumbnailUrl(relPath, OPDS_THUMBNAIL_WIDTH)}&format=jpeg`
+      : `${this.base}/images/${relPath}?w=${OPDS_THUMBNAIL_WIDTH}&format=jpeg`;
   }
 
   /** The story as an EPUB, under the catalog (the same book as the API's). */

@@ -190,7 +190,7 @@ function storyEntry(links: OpdsLinks, story: OpdsStory): string {
   lines.push(linkElement({ rel: REL_ACQUISITION, href: links.epub(story.id), type: EPUB_TYPE }));
   if (story.coverPath !== null) {
     lines.push(linkElement({ rel: REL_IMAGE, href: links.image(story.coverPath), type: imageType(story.coverPath) }));
-    lines.push(linkElement({ rel: REL_THUMBNAIL, href: links.thumbnail(story.coverPath), type: 'image/webp' }));
+    lines.push(linkElement({ rel: REL_THUMBNAIL, href: links.thumbnail(story.coverPath), type: 'image/jpeg' }));
   }
   const page = links.webPage(story.id);
   if (page !== undefined) lines.push(linkElement({ rel: 'alternate', href: page, type: 'text/html' }));

@@ -146,8 +146,8 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/images/*',
     {
-      schema: { tags: OPDS, summary: 'A cover by its path; with ?w= its WebP thumbnail', params: ImageTailParams, querystring: ImageTailQuery, response: { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
+      schema: { tags: OPDS, summary: 'A cover by its path; with ?w= its thumbnail (WebP, or JPEG with ?format=jpeg)', params: ImageTailParams, querystring: ImageTailQuery, response: { 200: ImageBytes, 304: NotModified, ...errorResponses(400, 401, 403, 404) } },
     },
-    async (request, reply) => sendImage(reply, app.images, request.params['*'], request.query.w, request.headers),
+    async (request, reply) => sendImage(reply, app.images, request.params['*'], request.query, request.headers),
   );
 };

@@ -18,6 +18,14 @@ export const IMAGE_PATH_MAX = 200;
 export const THUMBNAIL_WIDTHS = [160, 320] as const;
 export type ThumbnailWidth = (typeof THUMBNAIL_WIDTHS)[number];
 
+/**
+ * What a thumbnail is encoded as: WebP for the pages; JPEG for catalog clients, since older
+ * KOReader builds and other e-reader apps do not show WebP (docs/decisions.md, "OPDS catalog").
+ * JPEG rather than PNG: covers are photos and drawings, where JPEG is a fifth of PNG's size.
+ */
+export const THUMBNAIL_FORMATS = ['webp', 'jpeg'] as const;
+export type ThumbnailFormat = (typeof THUMBNAIL_FORMATS)[number];
+
 const ImagePathText = Type.String({ description: 'A stored image: covers/<file>, avatars/<file> or inline/<file> (an imported story\'s image)' });
 
 /** `DELETE /api/files/images?path=` and `GET /api/files/images?path=`. */
@@ -33,11 +41,16 @@ const ThumbnailWidthParam = Type.Unsafe<ThumbnailWidth>(
   Type.Integer({ enum: [...THUMBNAIL_WIDTHS], description: `A WebP thumbnail this many pixels wide (never enlarged) instead of the original: one of ${THUMBNAIL_WIDTHS.join(', ')}` }),
 );
 
-export const ImageTailQuery = Type.Object({ path: Type.Optional(ImagePathText), w: Type.Optional(ThumbnailWidthParam) });
+/** `?format=`: the thumbnail's encoding, with `w` only (the OPDS catalog asks for JPEG). */
+const ThumbnailFormatParam = Type.Unsafe<ThumbnailFormat>(
+  Type.String({ enum: [...THUMBNAIL_FORMATS], default: 'webp', description: 'With w: the thumbnail as WebP (default) or JPEG (for readers that show no WebP)' }),
+);
+
+export const ImageTailQuery = Type.Object({ path: Type.Optional(ImagePathText), w: Type.Optional(ThumbnailWidthParam), format: Type.Optional(ThumbnailFormatParam) });
 export type ImageTailQuery = Static<typeof ImageTailQuery>;
 
 /** `GET /api/files/images?path=` with the optional thumbnail width. */
-export const ImageGetQuery = Type.Object({ path: ImagePathText, w: Type.Optional(ThumbnailWidthParam) });
+export const ImageGetQuery = Type.Object({ path: ImagePathText, w: Type.Optional(ThumbnailWidthParam), format: Type.Optional(ThumbnailFormatParam) });
 export type ImageGetQuery = Static<typeof ImageGetQuery>;
 
 /** 200 of both upload endpoints: `path` like `covers/<file>`, `url` like `/api/files/images/covers/<file>`. */
