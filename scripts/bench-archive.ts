@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
-import { exportLibrary } from '../src/archive/service.js';
+import { exportLibrary, exportSlots } from '../src/archive/service.js';
 import { ArchiveRestore } from '../src/archive/restore.js';
 import { applyMigrations, DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
 import { ImageStore, imagesFolderOf } from '../src/images/store.js';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
     const archive = path.join(root, 'library.zip');
     const exportStart = performance.now();
-    const download = await exportLibrary(source.db.$client, path.join(root, 'source'), source.images.root, 0x7fffffff);
+    const download = await exportLibrary(exportSlots(), source.db.$client, path.join(root, 'source'), source.images.root, 0x7fffffff);
     await pipeline(download.stream, fs.createWriteStream(archive));
     const exported = await download.finished;
     const exportSeconds = (performance.now() - exportStart) / 1000;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { exportLibrary } from '../src/archive/service.js';
+import { exportLibrary, exportSlots } from '../src/archive/service.js';
 import { loadConfig } from '../src/config.js';
 import { DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
 import { imagesFolderOf } from '../src/images/store.js';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const partial = `${output}.partial`;
   const db = openDatabase(file);
   try {
-    const download = await exportLibrary(db.$client, config.dataDir, imagesFolderOf(config.dataDir), ALL_PAGES);
+    const download = await exportLibrary(exportSlots(), db.$client, config.dataDir, imagesFolderOf(config.dataDir), ALL_PAGES);
     await pipeline(download.stream, fs.createWriteStream(partial, { flags: 'wx' }));
     const summary = await download.finished;
     fs.renameSync(partial, output);

@@ -24,7 +24,7 @@ export const archiveRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const download = await exportLibrary(app.db.$client, app.config.dataDir, app.images.root, SERVER_PAGES_PER_STEP);
+      const download = await exportLibrary(app.libraryExports, app.db.$client, app.config.dataDir, app.images.root, SERVER_PAGES_PER_STEP);
       download.finished.then(
         (summary) => request.log.info({ counts: summary.counts, missingImages: summary.missingImages.length }, 'library exported'),
         (error: unknown) => request.log.warn({ err: error }, 'library export did not finish'),

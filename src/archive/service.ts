@@ -11,6 +11,7 @@ import { BadRequest, TooManyRequests } from '../errors.js';
 import { jobFolder } from '../jobs/folders.js';
 import type { JobRunner } from '../jobs/runner.js';
 import { newId } from '../lib/clock.js';
+import { Semaphore } from '../lib/semaphore.js';
 import { ARCHIVE_RESTORE_KIND, type ArchiveRestoreParams } from './job.js';
 import { ArchiveRejected } from './reader.js';
 import { ArchiveRestore, type RestoreDeps } from './restore.js';
@@ -25,9 +26,13 @@ export interface ExportDownload {
   finished: Promise<ExportSummary>;
 }
 
-/** Exports at once per process: each holds a copy of the database on disk while it streams. */
+/** Exports at once per app: each holds a copy of the database on disk while it streams. */
 const MAX_CONCURRENT_EXPORTS = 1;
-let runningExports = 0;
+
+/** The slots {@link exportLibrary} takes, one set per app (or per script run), none waiting. */
+export function exportSlots(): Semaphore {
+  return new Semaphore(MAX_CONCURRENT_EXPORTS, 0);
+}
 
 /** The file name an export made at `now` is offered under. */
 export function exportFileName(now: Date): string {
@@ -36,24 +41,31 @@ export function exportFileName(now: Date): string {
 
 /**
  * Copies the library (`pagesPerStep` pages per backup step) and streams its archive; the copy is
- * deleted when the stream ends, fails or is closed by the client. A second export while one runs
- * is 429 (each holds a copy of the database on disk).
+ * deleted when the stream ends, fails or is closed by the client. An export while `slots` (see
+ * {@link exportSlots}) are all taken is 429 (each holds a copy of the database on disk).
  */
-export async function exportLibrary(live: Database.Database, dataDir: string, imagesDir: string, pagesPerStep: number, now = new Date()): Promise<ExportDownload> {
-  if (runningExports >= MAX_CONCURRENT_EXPORTS) throw new TooManyRequests('An export is already running; try again when it has finished', 30);
-  runningExports += 1;
+export async function exportLibrary(
+  slots: Semaphore,
+  live: Database.Database,
+  dataDir: string,
+  imagesDir: string,
+  pagesPerStep: number,
+  now = new Date(),
+): Promise<ExportDownload> {
+  const release = slots.tryAcquire();
+  if (release === undefined) throw new TooManyRequests('An export is already running; try again when it has finished', 30);
   let snapshot;
   try {
     snapshot = await snapshotLibrary(live, dataDir, pagesPerStep);
   } catch (error) {
-    runningExports -= 1;
+    release();
     throw error;
   }
   const copy = snapshot;
   const { stream, finished } = streamArchive(copy.db, imagesDir, now);
   stream.once('close', () => {
     copy.dispose();
-    runningExports -= 1;
+    release();
   });
   return { stream, fileName: exportFileName(now), finished };
 }

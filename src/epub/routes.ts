@@ -14,24 +14,24 @@ export const epubRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stories/:id/epub',
     { schema: { tags: EPUB, summary: 'A story as an EPUB 3 book', params: IdParams, response: BookResponses } },
-    async (request, reply) => sendBook(reply, await epub.storyEpub(app.db, app.images, request.params.id)),
+    async (request, reply) => sendBook(reply, await epub.storyEpub(app.epub, request.params.id)),
   );
 
   app.get(
     '/series/:id/epub',
     { schema: { tags: EPUB, summary: `A series as one EPUB 3 book, its stories in volume order (at most ${epub.MAX_BOOK_STORIES})`, params: IdParams, response: BookResponses } },
-    async (request, reply) => sendBook(reply, await epub.seriesEpub(app.db, app.images, request.params.id)),
+    async (request, reply) => sendBook(reply, await epub.seriesEpub(app.epub, request.params.id)),
   );
 
   app.get(
     '/tags/:id/epub',
     { schema: { tags: EPUB, summary: `Every story with a tag as one EPUB 3 book, oldest first (at most ${epub.MAX_BOOK_STORIES})`, params: IdParams, response: BookResponses } },
-    async (request, reply) => sendBook(reply, await epub.tagEpub(app.db, app.images, request.params.id)),
+    async (request, reply) => sendBook(reply, await epub.tagEpub(app.epub, request.params.id)),
   );
 
   app.get(
     '/search/epub',
     { schema: { tags: EPUB, summary: 'The best matches of a story search as one EPUB 3 book, most relevant first', querystring: EpubSearchQuery, response: BookResponses } },
-    async (request, reply) => sendBook(reply, await epub.searchEpub(app.db, app.images, app.searchEngine, request.query.query, request.query.limit)),
+    async (request, reply) => sendBook(reply, await epub.searchEpub(app.epub, app.searchEngine, request.query.query, request.query.limit)),
   );
 };

@@ -35,7 +35,18 @@ export const MAX_BOOK_BYTES = 50 * 1024 * 1024;
  * {@link MAX_BOOK_BYTES}), so this bounds the memory of concurrent downloads to about 100 MiB.
  */
 const MAX_CONCURRENT_BUILDS = 2;
-const builds = new Semaphore(MAX_CONCURRENT_BUILDS);
+
+/** The queue of book builds, one per app (src/epub/plugin.ts), shared by every route that hands out books. */
+export function bookBuilds(): Semaphore {
+  return new Semaphore(MAX_CONCURRENT_BUILDS);
+}
+
+/** What making a book needs: the library, its images, and the app's build queue ({@link bookBuilds}). */
+export interface EpubDeps {
+  db: Db;
+  images: ImageStore;
+  builds: Semaphore;
+}
 
 /** Authors and subjects listed in a book's metadata at most (a tag book can have hundreds). */
 const MAX_LISTED = 50;
@@ -105,8 +116,8 @@ interface BookSpec {
 }
 
 /** Builds the book's bytes, records the rendition, and returns the file; at most {@link MAX_CONCURRENT_BUILDS} at once. */
-function makeBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
-  return builds.run(() => buildBook(db, store, spec));
+function makeBook({ db, images, builds }: EpubDeps, spec: BookSpec): Promise<EpubFile> {
+  return builds.run(() => buildBook(db, images, spec));
 }
 
 async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<EpubFile> {
@@ -206,7 +217,8 @@ function collectionMeta(uuid: string, title: string, description: string | null,
 }
 
 /** One story as a book: its own metadata, its series and volume as calibre and EPUB 3 say them. */
-export async function storyEpub(db: Db, store: ImageStore, id: string): Promise<EpubFile> {
+export async function storyEpub(deps: EpubDeps, id: string): Promise<EpubFile> {
+  const { db } = deps;
   const [story] = loadBookStories(db, [id]);
   if (story === undefined) throw storyNotFound(id);
   const meta: BookSpec['meta'] = {
@@ -219,7 +231,7 @@ export async function storyEpub(db: Db, store: ImageStore, id: string): Promise<
     source: story.sourceUrl,
     series: story.seriesName === null ? null : { name: story.seriesName, index: story.volume },
   };
-  return makeBook(db, store, { kind: 'story', entityKey: id, meta, stories: [story], downloadTitle: story.author === null ? story.title : `${story.title} - ${story.author}` });
+  return makeBook(deps, { kind: 'story', entityKey: id, meta, stories: [story], downloadTitle: story.author === null ? story.title : `${story.title} - ${story.author}` });
 }
 
 /** Ids of a collection, refused when there are more than a book holds. */
@@ -229,21 +241,23 @@ function bounded(ids: string[]): string[] {
 }
 
 /** A series as one book, its stories in volume order. */
-export async function seriesEpub(db: Db, store: ImageStore, id: string): Promise<EpubFile> {
+export async function seriesEpub(deps: EpubDeps, id: string): Promise<EpubFile> {
+  const { db } = deps;
   const row = findSeriesById(db, id);
   if (row === undefined) throw seriesNotFound(id);
   const stories = loadBookStories(db, bounded(seriesStoryIds(db, id, MAX_BOOK_STORIES + 1)));
   const meta = collectionMeta(row.id, row.name, row.description, row.updatedAt, stories);
-  return makeBook(db, store, { kind: 'series', entityKey: id, meta, stories, downloadTitle: meta.title });
+  return makeBook(deps, { kind: 'series', entityKey: id, meta, stories, downloadTitle: meta.title });
 }
 
 /** Every story with a tag as one book, oldest first. */
-export async function tagEpub(db: Db, store: ImageStore, id: string): Promise<EpubFile> {
+export async function tagEpub(deps: EpubDeps, id: string): Promise<EpubFile> {
+  const { db } = deps;
   const row = findTagById(db, id);
   if (row === undefined) throw tagNotFound(id);
   const stories = loadBookStories(db, bounded(tagStoryIds(db, id, MAX_BOOK_STORIES + 1)));
   const meta = collectionMeta(row.id, `Tag: ${row.name}`, null, row.updatedAt, stories);
-  return makeBook(db, store, { kind: 'tag', entityKey: id, meta, stories, downloadTitle: meta.title });
+  return makeBook(deps, { kind: 'tag', entityKey: id, meta, stories, downloadTitle: meta.title });
 }
 
 /** A UUID (v4-shaped, so readers accept it) that is the same for the same search text. */
@@ -254,7 +268,8 @@ function searchUuid(query: string): string {
 }
 
 /** The best `limit` matches of a search (at most {@link MAX_BOOK_STORIES}) as one book, in relevance order; 404 when nothing matches. */
-export async function searchEpub(db: Db, store: ImageStore, engine: SearchEngine, query: string, limit: number): Promise<EpubFile> {
+export async function searchEpub(deps: EpubDeps, engine: SearchEngine, query: string, limit: number): Promise<EpubFile> {
+  const { db } = deps;
   const page = await engine.searchStories(storySearchRequest({ query, page: 0, size: Math.min(limit, MAX_BOOK_STORIES), sortBy: 'relevance', sortDir: 'desc' }));
   const stories = loadBookStories(
     db,
@@ -262,5 +277,5 @@ export async function searchEpub(db: Db, store: ImageStore, engine: SearchEngine
   );
   if (stories.length === 0) throw new NotFound(`No story matches the search: ${query}`);
   const meta = collectionMeta(searchUuid(query), `Search: ${query}`, null, stories[0]!.updatedAt, stories);
-  return makeBook(db, store, { kind: 'search', entityKey: query, meta, stories, downloadTitle: meta.title });
+  return makeBook(deps, { kind: 'search', entityKey: query, meta, stories, downloadTitle: meta.title });
 }

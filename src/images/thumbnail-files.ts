@@ -13,9 +13,12 @@ import { THUMBNAIL_FORMATS, THUMBNAIL_WIDTHS, type ThumbnailFormat, type Thumbna
 import { exists } from './files.js';
 import type { ImageFormat } from './formats.js';
 import { IMAGE_KINDS, type ImagePath } from './image-path.js';
-import { renderThumbnail, stripMetadata, THUMBNAIL_EXTENSIONS, THUMBS_DIR } from './thumbnails.js';
+import { createRenderQueue, renderThumbnail, stripMetadata, THUMBNAIL_EXTENSIONS, THUMBS_DIR } from './thumbnails.js';
 
 export class ThumbnailFiles {
+  /** Every sharp job of this store waits its turn here. */
+  readonly #renders = createRenderQueue();
+
   constructor(
     /** The images folder, symlinks resolved. */
     private readonly root: string,
@@ -36,7 +39,7 @@ export class ThumbnailFiles {
   async write(real: string, image: ImagePath, width: ThumbnailWidth, format: ThumbnailFormat = 'webp'): Promise<boolean> {
     const temp = path.join(this.incoming, `${randomUUID()}.thumb`);
     try {
-      await renderThumbnail(real, temp, width, format);
+      await renderThumbnail(this.#renders, real, temp, width, format);
       const target = this.file(image, width, format);
       // Recreated if someone removed the folder while the service runs (it is derived data).
       await fsp.mkdir(path.dirname(target), { recursive: true });
@@ -70,7 +73,7 @@ export class ThumbnailFiles {
   async stripUploadMetadata(tempPath: string, format: ImageFormat): Promise<boolean> {
     const stripped = path.join(this.incoming, `${randomUUID()}.strip`);
     try {
-      if (!(await stripMetadata(tempPath, stripped, format))) return true;
+      if (!(await stripMetadata(this.#renders, tempPath, stripped, format))) return true;
       const handle = await fsp.open(stripped, 'r+');
       await handle.sync().finally(() => handle.close());
       await fsp.rename(stripped, tempPath);

@@ -3,9 +3,10 @@
  * the store's paths (the store, src/images/store.ts, decides every path and calls these with
  * paths it joined; docs/decisions.md, "Thumbnails and image metadata").
  *
- * Every sharp job runs through one small queue of {@link MAX_CONCURRENT_RENDERS}, and libvips
- * itself is held to {@link SHARP_THREADS} thread per job, so a burst of grid requests for missing
- * thumbnails keeps at most two cores busy and queues the rest.
+ * Every sharp job of an image store runs through its one small queue of {@link
+ * MAX_CONCURRENT_RENDERS} ({@link createRenderQueue}), and libvips itself is held to {@link
+ * SHARP_THREADS} thread per job, so a burst of grid requests for missing thumbnails keeps at most
+ * two cores busy and queues the rest.
  */
 import { Semaphore } from '../lib/semaphore.js';
 import type { ThumbnailFormat, ThumbnailWidth } from '../schemas/files.js';
@@ -55,23 +56,23 @@ export function thumbnailUrl(relPath: string, width: ThumbnailWidth): string {
   return `/api/files/images/${relPath}?w=${width}`;
 }
 
-/** A queue for sharp jobs: at most {@link MAX_CONCURRENT_RENDERS} at a time, the others in arrival order. */
+/**
+ * A queue for sharp jobs: at most {@link MAX_CONCURRENT_RENDERS} at a time, the others in arrival
+ * order. The image store makes one (src/images/thumbnail-files.ts) and runs every job through it.
+ */
 export function createRenderQueue(): Semaphore {
   return new Semaphore(MAX_CONCURRENT_RENDERS);
 }
-
-/** The one queue every sharp job of the process goes through. */
-export const renderQueue = createRenderQueue();
 
 /**
  * Writes a WebP (or JPEG) thumbnail of the image file `source`, `width` pixels wide (never enlarged: a
  * narrower original keeps its width), EXIF orientation applied, to `target`. sharp writes no
  * metadata unless asked, so the thumbnail carries none. Rejects when libvips cannot decode the
- * source; the caller decides what that means.
+ * source; the caller decides what that means. Runs in `queue`'s turn.
  */
-export async function renderThumbnail(source: string, target: string, width: ThumbnailWidth, format: ThumbnailFormat = 'webp'): Promise<void> {
+export async function renderThumbnail(queue: Semaphore, source: string, target: string, width: ThumbnailWidth, format: ThumbnailFormat = 'webp'): Promise<void> {
   const sharp = await loadSharp();
-  await renderQueue.run(() => {
+  await queue.run(() => {
     const resized = sharp(source, { failOn: 'error' }).rotate().resize({ width, withoutEnlargement: true });
     // JPEG has no transparency: a transparent cover is laid on white, as a page shows it.
     const encoded = format === 'jpeg' ? resized.flatten({ background: '#ffffff' }).jpeg({ quality: THUMBNAIL_QUALITY }) : resized.webp({ quality: THUMBNAIL_QUALITY });
@@ -88,9 +89,9 @@ export async function renderThumbnail(source: string, target: string, width: Thu
  * animated WebP keeps its frames. Rejects when libvips
  * cannot read the file.
  */
-export async function stripMetadata(source: string, target: string, format: ImageFormat): Promise<boolean> {
+export async function stripMetadata(queue: Semaphore, source: string, target: string, format: ImageFormat): Promise<boolean> {
   const sharp = await loadSharp();
-  return renderQueue.run(async () => {
+  return queue.run(async () => {
     const meta = await sharp(source).metadata();
     if (meta.exif === undefined && meta.xmp === undefined && meta.iptc === undefined) return false;
     const animated = format === 'webp' && (meta.pages ?? 1) > 1;

@@ -139,7 +139,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stories/:id.epub',
     { schema: { tags: OPDS, summary: 'A story as an EPUB 3 book, the same file as GET /api/stories/{id}/epub', params: OpdsIdParams, response: BookResponses } },
-    async (request, reply) => sendBook(reply, await storyEpub(app.db, app.images, request.params.id)),
+    async (request, reply) => sendBook(reply, await storyEpub(app.epub, request.params.id)),
   );
 
   // Covers under the catalog, so a path-form feed's images keep its form (./links.ts).

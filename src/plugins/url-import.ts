@@ -1,23 +1,25 @@
 import fp from 'fastify-plugin';
 import { ExtractPool } from '../import/url/extract-pool.js';
+import { KeyedLock } from '../lib/keyed-lock.js';
 import type { UrlImportDeps } from '../import/url/service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What a URL import needs (src/import/url/service.ts): the database, the image store, the extraction workers and IMPORT_ALLOW_HOSTS. */
+    /** What a URL import needs (src/import/url/service.ts): the database, the image store, the extraction workers, IMPORT_ALLOW_HOSTS and the per-URL locks. */
     urlImports: UrlImportDeps;
   }
 }
 
 /**
  * The URL import's shared parts: one bounded pool of extraction workers per app (started on the
- * first import, terminated when the app closes), used by the API route and the web form alike.
+ * first import, terminated when the app closes) and one lock per imported URL, used by the API
+ * route and the web form alike.
  */
 export const urlImportPlugin = fp(
   async (app) => {
     const pool = new ExtractPool({ onThreadError: (error) => app.log.warn({ err: error }, 'a URL import extraction thread died; the next import starts another') });
     app.addHook('onClose', async () => pool.close());
-    app.decorate('urlImports', { db: app.db, images: app.images, pool, allow: app.config.importAllowHosts });
+    app.decorate('urlImports', { db: app.db, images: app.images, pool, allow: app.config.importAllowHosts, locks: new KeyedLock() });
   },
   { name: 'storyshelf-url-import', fastify: '5.x', dependencies: ['storyshelf-db', 'storyshelf-images'] },
 );

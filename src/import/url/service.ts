@@ -10,7 +10,7 @@ import type { Db } from '../../db/open.js';
 import { stories } from '../../db/schema.js';
 import { BadRequest, Conflict, HTTP_URL_RULE } from '../../errors.js';
 import type { ImageStore } from '../../images/store.js';
-import { KeyedLock } from '../../lib/keyed-lock.js';
+import type { KeyedLock } from '../../lib/keyed-lock.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
 import { addStory, changeStory } from '../../stories/service.js';
 import { URL_MAX } from '../../schemas/common.js';
@@ -34,6 +34,8 @@ export interface UrlImportDeps {
   images: ImageStore;
   pool: ExtractPool;
   allow: ImportAllowList;
+  /** One import per final URL at a time, per app: "is it a duplicate?" and the write never interleave. */
+  locks: KeyedLock;
 }
 
 export interface UrlImportResult {
@@ -42,9 +44,6 @@ export interface UrlImportResult {
   /** True for a new story (201), false when `update` re-imported into an existing one (200). */
   created: boolean;
 }
-
-/** One import per final URL at a time: "is it a duplicate?" and the write never interleave. */
-const importLocks = new KeyedLock();
 
 /**
  * The URL as it is stored in `sourceUrl` and compared for duplicates: WHATWG-normalised (scheme and
@@ -117,7 +116,7 @@ export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update:
   const extracted = await deps.pool.extract(page.body, page.charset, finalUrl, MAX_IMAGES);
   if (extracted === undefined) throw noArticle();
 
-  return importLocks.run(finalUrl, async () => {
+  return deps.locks.run(finalUrl, async () => {
     const existing = findBySourceUrl(deps.db, finalUrl) ?? earlier;
     if (existing !== undefined && !update) throw duplicate(existing);
     const stored = await downloadImages(deps.images, extracted.imageSources, deps.allow);
