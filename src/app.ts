@@ -10,6 +10,7 @@ import { dbPlugin } from './plugins/db.js';
 import { authPlugin } from './plugins/auth.js';
 import { imagesPlugin } from './plugins/images.js';
 import { urlImportPlugin } from './plugins/url-import.js';
+import { textRederivePlugin } from './plugins/text-rederive.js';
 import { searchPlugin } from './plugins/search.js';
 import { jobsPlugin } from './plugins/jobs.js';
 import { archivePlugin } from './archive/plugin.js';
@@ -104,6 +105,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(dbPlugin, { dataDir: config.dataDir });
   await app.register(searchPlugin);
+  await app.register(textRederivePlugin);
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(urlImportPlugin);
   await app.register(epubPlugin);

@@ -17,6 +17,15 @@ export function deriveStoryText(rawHtml: string | null | undefined): StoryText {
     return { contentHtml: null, contentPlain: null, wordCount: 0 };
   }
   const contentHtml = sanitizeStoryHtml(rawHtml);
+  return { contentHtml, ...plainTextOf(contentHtml) };
+}
+
+/**
+ * The plain text and word count of HTML that is already sanitized: the second half of
+ * {@link deriveStoryText}, which the re-derivation of stored stories also uses
+ * (src/stories/text-rederive.ts), so both follow the same rules.
+ */
+export function plainTextOf(contentHtml: string): Omit<StoryText, 'contentHtml'> & { contentPlain: string } {
   const contentPlain = htmlToPlainText(contentHtml);
-  return { contentHtml, contentPlain, wordCount: countWords(contentPlain) };
+  return { contentPlain, wordCount: countWords(contentPlain) };
 }
