@@ -10,8 +10,18 @@ const NAME_MAX = 120;
 /** Characters file systems or the header itself cannot take in a name. */
 const UNSAFE = /[\u0000-\u001F\u007F"\\/:*?<>|]+/g;
 
+/**
+ * The first {@link NAME_MAX} UTF-16 units of `text`, one fewer when the cut would split a
+ * surrogate pair: a lone half makes `encodeURIComponent` throw, which turned a download whose
+ * title (or search text) has an emoji at the cut into a 500.
+ */
+function cutName(text: string): string {
+  const cut = text.slice(0, NAME_MAX);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 function cleanName(name: string): string {
-  return name.replace(UNSAFE, '_').replace(/\s+/g, ' ').trim().slice(0, NAME_MAX).trim();
+  return cutName(name.replace(UNSAFE, '_').replace(/\s+/g, ' ').trim()).trim();
 }
 
 /** RFC 5987 value characters: encodeURIComponent leaves `'()*` and `!` as is, which the grammar does not allow. */

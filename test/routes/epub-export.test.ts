@@ -202,3 +202,12 @@ t.test('a book holds at most 200 stories: 413 beyond', async (t) => {
   t.equal(res.statusCode, 413);
   t.match(res.json(), { error: /at most 200 stories/, details: { stories: String } });
 });
+
+t.test('a long title cut where an emoji sits still downloads: the name is cut before the pair, not inside it', async (t) => {
+  const ctx = await buildTestApp(t);
+  // 119 units, then a two-unit emoji: the file name's 120-unit cut falls between its halves.
+  const story = await createStory(ctx, { title: `${'a'.repeat(119)}🌊 and more` });
+  const res = await ctx.get(`/api/stories/${story.id}/epub`);
+  t.equal(res.statusCode, 200, 'not a 500 from encoding half an emoji');
+  t.ok(String(res.headers['content-disposition']).includes(`filename*=UTF-8''${'a'.repeat(119)}.epub`), 'the name ends before the emoji');
+});
