@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNotNull, max, ne, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
+import { namedListShape, namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { authors, authorUrls, type AuthorRow } from '../db/schema.js';
@@ -166,8 +166,8 @@ export type AuthorListFilter = NamedListFilter;
 const authorPageShapes = defineStatementShapes();
 
 function authorPageStatements(db: DbOrTx, sortBy: AuthorSortKey, direction: SortDirection, filter: AuthorListFilter) {
-  const { where, shape } = namedListWhere(authors, filter);
-  return authorPageShapes(db, `${sortBy}:${direction}:${shape}`, () => {
+  return authorPageShapes(db, `${sortBy}:${direction}:${namedListShape(filter)}`, () => {
+    const where = namedListWhere(authors, filter);
     return {
       seqs: db
         .select({ seq: authors.seq })

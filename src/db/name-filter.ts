@@ -27,10 +27,17 @@ export interface NamedListFilter {
   withStories?: boolean;
 }
 
-/** The WHERE of a page of {@link NamedListFilter} (`undefined`: every row) and the key of its statement shape. */
-export function namedListWhere(columns: { nameKey: SQLiteColumn; storyCount: SQLiteColumn }, filter: NamedListFilter): { where: SQL | undefined; shape: string } {
-  const filtered = filter.nameContains !== undefined;
-  const withStories = filter.withStories === true;
-  const parts = [nameKeyContains(columns.nameKey, filtered), withStories ? sql`${columns.storyCount} > 0` : undefined].filter((part): part is SQL => part !== undefined);
-  return { where: parts.length === 0 ? undefined : sql.join(parts, sql` AND `), shape: `${filtered ? 'name' : 'all'}${withStories ? ':used' : ''}` };
+/** The key of a page's statement shape for {@link NamedListFilter}: what {@link namedListWhere} builds differs by it alone. */
+export function namedListShape(filter: NamedListFilter): string {
+  return `${filter.nameContains !== undefined ? 'name' : 'all'}${filter.withStories === true ? ':used' : ''}`;
+}
+
+/**
+ * The WHERE of a page of {@link NamedListFilter} (`undefined`: every row), built only when its
+ * shape ({@link namedListShape}) is prepared, not on every request.
+ */
+export function namedListWhere(columns: { nameKey: SQLiteColumn; storyCount: SQLiteColumn }, filter: NamedListFilter): SQL | undefined {
+  const used = filter.withStories === true ? sql`${columns.storyCount} > 0` : undefined;
+  const parts = [nameKeyContains(columns.nameKey, filter.nameContains !== undefined), used].filter((part): part is SQL => part !== undefined);
+  return parts.length === 0 ? undefined : sql.join(parts, sql` AND `);
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
-import { namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
+import { namedListShape, namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { Db, DbOrTx } from '../db/open.js';
 import { series, type SeriesRow } from '../db/schema.js';
@@ -79,8 +79,8 @@ export type SeriesListFilter = NamedListFilter;
 const seriesPageShapes = defineStatementShapes();
 
 function seriesPageStatements(db: DbOrTx, sortBy: SeriesSortKey, direction: SortDirection, filter: SeriesListFilter) {
-  const { where, shape } = namedListWhere(series, filter);
-  return seriesPageShapes(db, `${sortBy}:${direction}:${shape}`, () => {
+  return seriesPageShapes(db, `${sortBy}:${direction}:${namedListShape(filter)}`, () => {
+    const where = namedListWhere(series, filter);
     return {
       rows: db
         .select()

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
+import { namedListShape, namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
@@ -81,8 +81,8 @@ export type TagListFilter = NamedListFilter;
 const tagPageShapes = defineStatementShapes();
 
 function tagPageStatements(db: DbOrTx, sortBy: TagSortKey, direction: SortDirection, filter: TagListFilter) {
-  const { where, shape } = namedListWhere(tags, filter);
-  return tagPageShapes(db, `${sortBy}:${direction}:${shape}`, () => {
+  return tagPageShapes(db, `${sortBy}:${direction}:${namedListShape(filter)}`, () => {
+    const where = namedListWhere(tags, filter);
     return {
       rows: db
         .select()
