@@ -21,7 +21,7 @@ t.test('/docs renders in a real browser at a LAN host name over plain HTTP', asy
   const { page, problems } = await watchedPage(t, browser, origin);
   await page.goto(`${origin}/docs`, { waitUntil: 'load' });
   const rendered = await page
-    .waitForSelector('.opblock', { timeout: 20_000 })
+    .waitForSelector('.opblock')
     .then(() => true)
     .catch(() => false);
   t.ok(rendered, 'Swagger UI rendered the operations');
@@ -50,11 +50,11 @@ t.test('an upload operation in /docs offers a file input and uploads the chosen 
 
   // Swagger UI's deep-link ids are operations-<tag>-<operationId>.
   const block = '#operations-files-postFilesUploadCover';
-  await page.waitForSelector(`${block} .opblock-summary`, { timeout: 20_000 });
+  await page.waitForSelector(`${block} .opblock-summary`);
   await page.click(`${block} .opblock-summary`);
   await page.waitForSelector(`${block} .try-out__btn`);
   await page.click(`${block} .try-out__btn`);
-  const input = await page.waitForSelector(`${block} input[type=file]`, { timeout: 5_000 }).catch(() => null);
+  const input = await page.waitForSelector(`${block} input[type=file]`).catch(() => null);
   t.ok(input, 'a file input after "Try it out"');
   if (input === null) return;
 

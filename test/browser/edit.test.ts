@@ -35,10 +35,10 @@ t.test('create a story with a cover through the form, then edit it; axe in every
   await page.type('#story-body', '<p>Hello <em>world</em></p>');
   const input = await page.$('#story-cover');
   await (input as NonNullable<typeof input>).uploadFile(coverFile);
-  const previewShown = await page.waitForSelector('[data-dropzone-preview]:not([hidden])', { timeout: 5_000 }).then(() => true, () => false);
+  const previewShown = await page.waitForSelector('[data-dropzone-preview]:not([hidden])').then(() => true, () => false);
   t.ok(previewShown, 'the chosen image is previewed');
   await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
-  await page.waitForFunction('/\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)', { timeout: 10_000 });
+  await page.waitForFunction('/\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)');
   const id = (await page.evaluate('location.pathname.split("/")[2]')) as string;
   let story = (await ctx.get(`/api/stories/${id}`)).json();
   t.equal(story.title, 'Browser story', 'landed on the new story');
@@ -50,7 +50,7 @@ t.test('create a story with a cover through the form, then edit it; axe in every
   await page.$eval('#story-title', (el) => ((el as unknown as { value: string }).value = ''));
   await page.type('#story-title', 'Edited in the browser');
   await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
-  await page.waitForFunction(`location.pathname === '/stories/${id}'`, { timeout: 10_000 });
+  await page.waitForFunction(`location.pathname === '/stories/${id}'`);
   story = (await ctx.get(`/api/stories/${id}`)).json();
   t.equal(story.title, 'Edited in the browser', 'the edit was saved');
   await page.goto(`${origin}/stories/${id}/edit`, { waitUntil: 'load' });
@@ -69,7 +69,7 @@ t.test('create a story with a cover through the form, then edit it; axe in every
     return [input.files.length, input.files[0] && input.files[0].name];
   })()`);
   t.same(dropped, [1, 'dropped.png'], 'the drop filled the file input');
-  const dropPreview = await page.waitForSelector('[data-dropzone-preview]:not([hidden])', { timeout: 5_000 }).then(() => true, () => false);
+  const dropPreview = await page.waitForSelector('[data-dropzone-preview]:not([hidden])').then(() => true, () => false);
   t.ok(dropPreview, 'and showed a preview');
 
   const author = (await ctx.post('/api/authors', { name: 'Axe Author' })).json() as { id: string };
@@ -85,7 +85,7 @@ t.test('create a story with a cover through the form, then edit it; axe in every
         await page.$eval('#story-source', (el) => ((el as unknown as { value: string }).value = 'nope'));
         await page.$eval('form[enctype]', (el) => (el as unknown as { noValidate: boolean }).noValidate = true);
         await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
-        await page.waitForSelector('.error-summary', { timeout: 10_000 });
+        await page.waitForSelector('.error-summary');
       },
     ],
     [
@@ -94,7 +94,7 @@ t.test('create a story with a cover through the form, then edit it; axe in every
         await page.goto(`${origin}/stories/new`, { waitUntil: 'load' });
         await page.type('#import-url', 'http://127.0.0.1:9/private');
         await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('form[action="/stories/import"] button[type="submit"]')]);
-        await page.waitForSelector('#import-url-error', { timeout: 10_000 });
+        await page.waitForSelector('#import-url-error');
       },
     ],
     [`/authors/${author.id}/edit`, async () => void (await page.goto(`${origin}/authors/${author.id}/edit`, { waitUntil: 'load' }))],

@@ -29,7 +29,7 @@ t.test('files chosen in the form are imported and the job page follows the progr
   const input = await page.$('#import-files');
   await (input as unknown as { uploadFile(...files: string[]): Promise<void> }).uploadFile(epub, text);
   await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('form[action="/import"] button[type="submit"]')]);
-  await page.waitForFunction("document.querySelector('#job-progress')?.textContent?.includes('Finished') === true", { timeout: 15_000 }).catch(async (error: unknown) => {
+  await page.waitForFunction("document.querySelector('#job-progress')?.textContent?.includes('Finished') === true").catch(async (error: unknown) => {
     t.comment(page.url(), (await page.content()).slice(0, 3000), problems);
     throw error;
   });

@@ -104,7 +104,7 @@ async function logIn(page: Page, origin: string, next: string): Promise<void> {
 /** Clicks a link or button and waits until the address (boosted or not) satisfies `arrived`. */
 async function follow(page: Page, selector: string, arrived: string): Promise<void> {
   await page.click(selector);
-  await page.waitForFunction(arrived, { timeout: 15_000 });
+  await page.waitForFunction(arrived);
   await page.waitForSelector('h1');
 }
 
@@ -165,7 +165,7 @@ t.test('a first-time reader: log in, browse, read on two devices, search, add, e
   const sizeBefore = (await page.evaluate("getComputedStyle(document.querySelector('[data-reader-text]')).fontSize")) as string;
   await page.click('.reader__settings summary');
   await page.select('#reader-size', 'large');
-  await page.waitForFunction(`document.querySelector('[data-reader]').getAttribute('data-size') === 'large'`, { timeout: 5_000 });
+  await page.waitForFunction(`document.querySelector('[data-reader]').getAttribute('data-size') === 'large'`);
   const sizeAfter = (await page.evaluate("getComputedStyle(document.querySelector('[data-reader-text]')).fontSize")) as string;
   t.not(sizeAfter, sizeBefore, `the text grew (${sizeBefore} -> ${sizeAfter})`);
   await page.reload({ waitUntil: 'load' });
@@ -202,7 +202,7 @@ t.test('a first-time reader: log in, browse, read on two devices, search, add, e
   // Opened afresh, as a bookmark or the library's link would (the login's boosted swap keeps its
   // own scroll handling).
   await phone.goto(`${origin}/stories/${lighthouse}/read`, { waitUntil: 'load' });
-  await phone.waitForFunction('window.scrollY > 0', { timeout: 15_000 });
+  await phone.waitForFunction('window.scrollY > 0');
   const there = (await phone.evaluate(PROGRESS)) as number;
   // It restores the saved block (a paragraph), set in its own font size: within a paragraph or two.
   t.ok(Math.abs(there - saved.progress) < 0.05, `the second device opens at the saved place (${there.toFixed(3)} vs ${saved.progress.toFixed(3)})`);
@@ -231,7 +231,7 @@ t.test('a first-time reader: log in, browse, read on two devices, search, add, e
   const input = await page.$('#story-cover');
   await input!.uploadFile(coverFile);
   await page.click('button[value="save"]');
-  await page.waitForFunction('/^\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)', { timeout: 15_000 });
+  await page.waitForFunction('/^\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)');
   await page.waitForSelector('h1');
   const mine = new URL(page.url()).pathname.split('/')[2]!;
   t.equal(await page.$eval('h1', (el) => el.textContent), 'My Own Story', 'the new story page');
@@ -245,13 +245,13 @@ t.test('a first-time reader: log in, browse, read on two devices, search, add, e
   await page.$eval('#story-title', (el) => ((el as unknown as { value: string }).value = ''));
   await page.type('#story-title', 'My Own Story, Revised');
   await page.click('button[value="save"]');
-  await page.waitForFunction(`location.pathname === '/stories/${mine}' && document.querySelector('h1')?.textContent === 'My Own Story, Revised'`, { timeout: 15_000 });
+  await page.waitForFunction(`location.pathname === '/stories/${mine}' && document.querySelector('h1')?.textContent === 'My Own Story, Revised'`);
   t.pass('the edited title is shown');
 
   // Delete it through the confirmation page: gone from its address and from the library.
   await follow(page, `.story-page__actions a[href="/stories/${mine}/delete"]`, `location.pathname === '/stories/${mine}/delete'`);
   await page.click('.delete-confirm button[type="submit"]');
-  await page.waitForFunction(`location.pathname !== '/stories/${mine}/delete'`, { timeout: 15_000 });
+  await page.waitForFunction(`location.pathname !== '/stories/${mine}/delete'`);
   const gone = await page.goto(`${origin}/stories/${mine}`, { waitUntil: 'load' });
   t.equal(gone?.status(), 404, 'the deleted story is a 404 page');
   t.ok(await page.$('h1'), 'an error page with a heading');
@@ -355,7 +355,7 @@ t.test('names made of script and event-handler payloads are shown as text on eve
   // The suggestions under the search box (an htmx fragment).
   await page.goto(`${origin}/library`, { waitUntil: 'load' });
   await page.type('#site-search-q', 'alert');
-  await page.waitForSelector('#site-search-suggestions li', { timeout: 10_000 });
+  await page.waitForSelector('#site-search-suggestions li');
   const suggested = (await page.$eval('#site-search-suggestions', (el) => (el as unknown as { innerText: string }).innerText)) as string;
   t.ok(suggested.includes(storyTitle) || suggested.includes(authorName) || suggested.includes(tagName), `the suggestions show a payload as text (${JSON.stringify(suggested.slice(0, 120))})`);
   t.equal((await page.$$('#site-search-suggestions img, #site-search-suggestions script')).length, 0, 'and no element from it');

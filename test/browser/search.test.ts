@@ -53,7 +53,7 @@ t.test('axe finds nothing on the search page in every theme: empty, with results
       await page.goto(`${origin}/search`, { waitUntil: 'load' });
       await page.waitForFunction('typeof window.htmx !== "undefined"');
       await page.type('#search-q', 'drag');
-      await page.waitForSelector('#search-suggestions a', { timeout: 5_000 });
+      await page.waitForSelector('#search-suggestions a');
     },
     (label) => expectNoAxeViolations(t, page, `suggestions open (${label})`),
   );
@@ -67,20 +67,20 @@ t.test('with JavaScript: suggestions while typing, a tag filter, paging that kee
   await page.waitForFunction('typeof window.htmx !== "undefined"');
 
   await page.type('#search-q', 'drag');
-  await page.waitForSelector('#search-suggestions a', { timeout: 5_000 });
+  await page.waitForSelector('#search-suggestions a');
   const suggested = await page.$$eval('#search-suggestions a', (links) => links.map((link) => [link.textContent, link.getAttribute('href')]));
   t.match(suggested, [['Dragonfly summer', '/search?q=Dragonfly+summer']], 'the title is suggested as a link to its search');
   t.same(problems, [], 'typing ran under the page CSP without a block');
 
   await page.type('#site-search-q', 'dra');
-  await page.waitForSelector('#site-search-suggestions a', { timeout: 5_000 });
+  await page.waitForSelector('#site-search-suggestions a');
   t.ok(await page.$('#site-search-suggestions a'), 'the header box suggests too');
 
   await page.click('#search-q', { count: 3 });
   await page.type('#search-q', 'fox');
   await page.type('#search-tag-add', TAG);
   await page.click('.search-page-form button[type="submit"]');
-  await page.waitForFunction(`location.search.includes('tags=') && document.querySelectorAll('.search-hit').length > 0`, { timeout: 5_000 });
+  await page.waitForFunction(`location.search.includes('tags=') && document.querySelectorAll('.search-hit').length > 0`);
   t.equal(await page.$eval('#search-summary', (element) => element.textContent), `${TAGGED} stories found for “fox”.`, 'only the tagged stories');
   t.notOk((await hitTitles(page)).includes('Fox untagged'));
   t.equal(await page.$eval(`input[name="tags"][value="${TAG}"]`, (input) => (input as unknown as { checked: boolean }).checked), true, 'the filter stays chosen');
@@ -88,7 +88,7 @@ t.test('with JavaScript: suggestions while typing, a tag filter, paging that kee
   const links = await pageLinks(page);
   t.ok(links.length > 0 && links.every((href) => href.includes('tags=wild+west')), 'every paging link keeps the tag');
   await page.click('.search-pages a[rel="next"]');
-  await page.waitForFunction(`location.search.includes('page=1')`, { timeout: 5_000 });
+  await page.waitForFunction(`location.search.includes('page=1')`);
   await page.waitForSelector('.search-pages a[rel="prev"]');
   t.equal((await hitTitles(page)).length, TAGGED - 20, 'the rest of the tagged stories on page 2');
   t.match(page.url(), /tags=wild\+west/, 'the filter is in the address');

@@ -96,7 +96,7 @@ t.test('reading position: saved while reading, restored on a second device; font
   await logIn(other, origin, `/stories/${story.id}`);
   t.equal(await other.$eval('a.button--primary', (el) => el.textContent?.trim()), `Continue (${Math.floor(saved.progress * 100)} %)`, 'the story page offers to continue');
   await other.goto(readerUrl, { waitUntil: 'load' });
-  await other.waitForFunction('window.scrollY > 0', { timeout: 15000 });
+  await other.waitForFunction('window.scrollY > 0');
   const there = (await other.evaluate(WHERE)) as { progress: number; position: number };
   t.equal(there.position, Number(saved.position), 'the second device opens at the saved block');
   t.ok(Math.abs(there.progress - saved.progress) < 0.03, `within 3 % of the saved fraction (${there.progress} vs ${saved.progress})`);
@@ -112,11 +112,11 @@ t.test('keyboard: [ and ] open the neighbouring volumes; the controls are reacha
   const { page, problems } = await watchedPage(t, browser, origin);
   await logIn(page, origin, `/stories/${one.id}/read`);
   await page.keyboard.press(']');
-  await page.waitForFunction(`location.pathname === '/stories/${two.id}/read'`, { timeout: 15000 });
-  await page.waitForFunction(`document.querySelector('h1')?.textContent === 'Vol two'`, { timeout: 15000 });
+  await page.waitForFunction(`location.pathname === '/stories/${two.id}/read'`);
+  await page.waitForFunction(`document.querySelector('h1')?.textContent === 'Vol two'`);
   t.pass('] opened the next volume');
   await page.keyboard.press('[');
-  await page.waitForFunction(`location.pathname === '/stories/${one.id}/read'`, { timeout: 15000 });
+  await page.waitForFunction(`location.pathname === '/stories/${one.id}/read'`);
   t.pass('[ opened the previous volume');
   const reached = new Set<string>();
   for (let i = 0; i < 40; i++) {

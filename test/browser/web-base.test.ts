@@ -13,7 +13,7 @@ async function logInThroughTheForm(page: import('puppeteer-core').Page, origin: 
   await page.waitForSelector('#login-password');
   await page.type('#login-password', TEST_PASSWORD);
   await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.keyboard.press('Enter')]);
-  await page.waitForFunction(`document.querySelector('h1')?.textContent === 'Welcome'`, { timeout: 10_000 });
+  await page.waitForFunction(`document.querySelector('h1')?.textContent === 'Welcome'`);
 }
 
 t.test('log in through the form at a LAN address, then axe finds nothing in any theme', async (t) => {
@@ -93,7 +93,7 @@ t.test('with JavaScript on, the toggle themes the page at once and the choice su
   // htmx swaps the title before it settles the new body and fires htmx:load, where the module
   // enhances the new header's form: wait for that (bounded), rather than racing it.
   const reEnhanced = await page
-    .waitForFunction(`document.querySelector('form[data-theme-form]')?.getAttribute('data-enhanced') === 'true'`, { timeout: 5_000 })
+    .waitForFunction(`document.querySelector('form[data-theme-form]')?.getAttribute('data-enhanced') === 'true'`)
     .then(() => true, () => false);
   t.ok(reEnhanced, 'enhanced after a boosted swap');
   t.same(problems, [], 'no CSP violation, failed request or page error');

@@ -50,9 +50,18 @@ export interface WatchedPage {
   problems: string[];
 }
 
+/**
+ * How long a page waits for anything (a selector, a navigation, a function): one bound for every
+ * browser test. A wait ends as soon as what it waits for happens, so the bound costs nothing when
+ * a test passes; with three test files at once, each with its own Chromium, a suggestion list once
+ * took longer than the 5 s a test had given it.
+ */
+export const BROWSER_WAIT_MS = 30_000;
+
 /** A new page in `browser` that records its problems for `origin`; closed at `t`'s teardown. */
 export async function watchedPage(t: Test, browser: Browser, origin: string): Promise<WatchedPage> {
   const page = await browser.newPage();
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
   t.teardown(() => page.close());
   const problems: string[] = [];
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`));
