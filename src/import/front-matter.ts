@@ -32,12 +32,25 @@ export function splitFrontMatter(markdown: string): { meta: FrontMatter; body: s
   while (lines.length < MAX_LINES) {
     const end = markdown.indexOf('\n', at);
     const line = markdown.slice(at, end === -1 ? undefined : end);
-    if (/^(---|\.\.\.)[ \t]*$/.test(line)) return { meta: metaOf(lines), body: end === -1 ? '' : markdown.slice(end + 1) };
+    if (/^(---|\.\.\.)[ \t]*$/.test(line)) {
+      // A rule, then prose, then another rule (scene breaks) is no block: taken for one, the prose would be dropped.
+      if (!isMapping(lines)) return undefined;
+      return { meta: metaOf(lines), body: end === -1 ? '' : markdown.slice(end + 1) };
+    }
     if (end === -1) return undefined;
     lines.push(line);
     at = end + 1;
   }
   return undefined;
+}
+
+/**
+ * Whether `lines` can be a YAML mapping, as pandoc requires of a metadata block: each line that
+ * starts in the first column is a `key:`, a list item of the key above, or a comment; anything
+ * else there (a line of prose) is not YAML.
+ */
+function isMapping(lines: readonly string[]): boolean {
+  return lines.every((line) => /^([ \t]|$|#|-([ \t]|$))/.test(line) || KEY_LINE.test(line));
 }
 
 function metaOf(lines: readonly string[]): FrontMatter {

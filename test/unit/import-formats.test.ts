@@ -100,6 +100,11 @@ t.test('a pandoc metadata block: the YAML shapes of title, author and date; anyt
   for (const [markdown, expected] of cases) t.match(parseMarkdownFile(markdown), expected, markdown);
   t.same(parseMarkdownFile('---\n\ntitle: no\n---\ntext'), { html: '<p>---</p>\n<p>title: no<br>---<br>text</p>' }, 'a blank line after --- (pandoc: no block)');
   t.same(parseMarkdownFile('---\ntitle: never closed\ntext'), { html: '<p>---<br>title: never closed<br>text</p>' });
+  t.same(
+    parseMarkdownFile('---\nThe storm came in at dusk.\nNobody slept.\n---\n\nMorning.'),
+    { html: '<p>---<br>The storm came in at dusk.<br>Nobody slept.<br>---</p>\n<p>Morning.</p>' },
+    'prose between two rules is no block: its text is kept, not dropped as metadata',
+  );
   const long = `---\ntitle: long\n${'x: y\n'.repeat(1000)}---\ntext`;
   t.notOk('title' in parseMarkdownFile(long), 'a block over 1,000 lines is text');
 });
