@@ -90,8 +90,19 @@ export const tags = sqliteTable(
     storyCount: integer('story_count').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /**
+     * What the tag says of a work at its source (docs/decisions.md, "Tag kinds"): `fandom`,
+     * `relationship`, `character`, `warning`, `category`, `rating` or `freeform`; null for the
+     * reader's own tags. A name is one tag whatever its kind: the first kind given sticks.
+     */
+    kind: text('kind', { enum: ['fandom', 'relationship', 'character', 'warning', 'category', 'rating', 'freeform'] }),
   },
   (t) => [
+    index('tags_kind_idx').on(t.kind, t.storyCount),
+    check(
+      'tags_kind',
+      sql`${t.kind} IS NULL OR ${t.kind} IN ('fandom', 'relationship', 'character', 'warning', 'category', 'rating', 'freeform')`,
+    ),
     // The fold key is unique, so the name is too (the same name folds to the same key).
     uniqueIndex('tags_name_key_unique').on(t.nameKey),
     index('tags_created_at_idx').on(t.createdAt, t.id),
@@ -118,9 +129,34 @@ export const stories = sqliteTable(
     seriesId: text('series_id').references(() => series.id, { onDelete: 'set null' }),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /**
+     * How many rows of `story_chapters` the story has (kept by the chapter writes, in their
+     * transaction): lists and OPDS show it without touching the chapters. `content_html`,
+     * `content_plain` and `word_count` above are the whole work assembled from its chapters
+     * (docs/decisions.md, "Chapters").
+     */
+    chapterCount: integer('chapter_count').notNull().default(1),
+    /** The source's completion: `complete`, `in-progress` or null (unknown). */
+    status: text('status', { enum: ['complete', 'in-progress'] }),
+    /** When the work was first published at its source (ISO 8601; a date alone is midnight UTC). */
+    publishedAt: text('published_at'),
+    /** The source's own last update of the work. */
+    sourceUpdatedAt: text('source_updated_at'),
+    /** BCP 47 language tag (`en`, `pt-BR`), or null for unknown (the EPUB and OPDS then say `en`). */
+    language: text('language'),
+    /** When chapters were last added to the story after it was created (refresh, re-import, append). */
+    chaptersAddedAt: text('chapters_added_at'),
+    /** The reader's own state of the story (docs/decisions.md, "Reading status"). */
+    readingStatus: text('reading_status', { enum: ['want-to-read', 'reading', 'on-hold', 'finished', 'abandoned'] }),
+    finishedAt: text('finished_at'),
+    readCount: integer('read_count').notNull().default(0),
+    favourite: integer('favourite', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     uniqueIndex('stories_id_unique').on(t.id),
+    index('stories_reading_status_idx').on(t.readingStatus, t.createdAt, t.id),
+    index('stories_favourite_idx').on(t.favourite, t.createdAt, t.id),
+    index('stories_chapters_added_idx').on(t.chaptersAddedAt),
     index('stories_created_at_idx').on(t.createdAt, t.id),
     index('stories_updated_at_idx').on(t.updatedAt, t.id),
     index('stories_title_idx').on(sql`${t.title} COLLATE NOCASE`, t.id),
@@ -135,6 +171,166 @@ export const stories = sqliteTable(
     index('stories_source_url_idx').on(t.sourceUrl),
     check('stories_rating_range', sql`${t.rating} IS NULL OR ${t.rating} BETWEEN 1 AND 5`),
     check('stories_volume_range', sql`${t.volume} IS NULL OR ${t.volume} >= 0`),
+    check('stories_status', sql`${t.status} IS NULL OR ${t.status} IN ('complete', 'in-progress')`),
+    check(
+      'stories_reading_status',
+      sql`${t.readingStatus} IS NULL OR ${t.readingStatus} IN ('want-to-read', 'reading', 'on-hold', 'finished', 'abandoned')`,
+    ),
+    check('stories_chapter_count', sql`${t.chapterCount} >= 1`),
+  ],
+);
+
+/**
+ * A story's chapters in reading order (docs/decisions.md, "Chapters"): the text's owner. Every
+ * story has at least one. `position` is the 1-based index the API calls `index`; removing a
+ * chapter renumbers the ones after it, in the same transaction.
+ */
+export const storyChapters = sqliteTable(
+  'story_chapters',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    storyId: text('story_id')
+      .notNull()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    /** May be empty (a one-chapter story's only chapter usually is). */
+    title: text('title').notNull().default(''),
+    contentHtml: text('content_html').notNull(),
+    contentPlain: text('content_plain').notNull(),
+    wordCount: integer('word_count').notNull().default(0),
+    sourceUrl: text('source_url'),
+    /** The source's own identity of the chapter (AO3's chapter id), what a refresh matches on. */
+    sourceKey: text('source_key'),
+    /** Set when a refresh no longer found the chapter at its source; the text is kept. */
+    sourceGoneAt: text('source_gone_at'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('story_chapters_position_unique').on(t.storyId, t.position),
+    index('story_chapters_created_idx').on(t.storyId, t.createdAt),
+    check('story_chapters_position_range', sql`${t.position} >= 1`),
+  ],
+);
+
+/**
+ * The authors of a story after its first (docs/decisions.md, "Chapters"): `stories.author_id` is
+ * `authors[0]`, as the spec's `authorId`; these are `authors[1..]` in `position` order (from 2).
+ * An author's `storyCount` counts both (triggers, drizzle/0016).
+ */
+export const storyCoauthors = sqliteTable(
+  'story_coauthors',
+  {
+    storyId: text('story_id')
+      .notNull()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    authorId: text('author_id')
+      .notNull()
+      .references(() => authors.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.storyId, t.authorId] }),
+    index('story_coauthors_author_idx').on(t.authorId, t.storyId),
+    uniqueIndex('story_coauthors_position_unique').on(t.storyId, t.position),
+  ],
+);
+
+/**
+ * Where a story follows its source (docs/decisions.md, "Sources"): one row per story imported
+ * from a site we can check again. `next_check_at` is the scheduler's one index walk: due rows
+ * only, so its cost does not grow with the library.
+ */
+export const storySources = sqliteTable(
+  'story_sources',
+  {
+    storyId: text('story_id')
+      .primaryKey()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    /** `otwarchive`, `fanficfare` or `file` (a FanFicFare file imported by hand: matched, not fetched). */
+    engine: text('engine').notNull(),
+    /** The work's canonical address. */
+    url: text('url').notNull(),
+    /** The source's identity of the work (FanFicFare's uid, `otwarchive:<host>:<work id>`). */
+    uid: text('uid'),
+    /** The host requests go to: politeness is per site. */
+    site: text('site').notNull(),
+    /** False when the user stopped following, or the engine cannot fetch (files). */
+    follow: integer('follow', { mode: 'boolean' }).notNull().default(true),
+    nextCheckAt: text('next_check_at'),
+    lastCheckedAt: text('last_checked_at'),
+    failures: integer('failures').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    index('story_sources_due_idx').on(t.nextCheckAt),
+    index('story_sources_uid_idx').on(t.uid),
+    index('story_sources_url_idx').on(t.url),
+  ],
+);
+
+/** Each update a story received from its source (`GET /api/stories/{id}/updates`, the Atom feed, the webhook). */
+export const storyUpdates = sqliteTable(
+  'story_updates',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    storyId: text('story_id')
+      .notNull()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    at: text('at').notNull(),
+    /** `import`, `refresh`, `schedule` or `file`. */
+    origin: text('origin').notNull(),
+    sourceUrl: text('source_url'),
+    addedChapters: integer('added_chapters').notNull().default(0),
+    updatedChapters: integer('updated_chapters').notNull().default(0),
+    /** Chapters whose new text was refused (empty, or under a tenth of the old): the old kept. */
+    keptChapters: integer('kept_chapters').notNull().default(0),
+    /** Chapters the source no longer has (marked, kept). */
+    goneChapters: integer('gone_chapters').notNull().default(0),
+    /** JSON: `{added: [titles], updated: [titles], kept: [titles], gone: [titles]}` (bounded). */
+    details: text('details').notNull().default('{}'),
+  },
+  (t) => [index('story_updates_story_idx').on(t.storyId, t.at), index('story_updates_at_idx').on(t.at)],
+);
+
+/** Shelves (docs/decisions.md, "Shelves"): a manual list in the reader's order, or a saved search. */
+export const shelves = sqliteTable(
+  'shelves',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    nameKey: text('name_key').notNull(),
+    description: text('description'),
+    kind: text('kind', { enum: ['manual', 'smart'] }).notNull(),
+    /** A smart shelf's saved search as JSON (the parameters of `GET /api/stories/search`); null for manual. */
+    query: text('query'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('shelves_name_key_unique').on(t.nameKey),
+    index('shelves_created_at_idx').on(t.createdAt, t.id),
+    check('shelves_kind', sql`${t.kind} IN ('manual', 'smart')`),
+  ],
+);
+
+/** The stories of a manual shelf, in the reader's order. */
+export const shelfStories = sqliteTable(
+  'shelf_stories',
+  {
+    shelfId: text('shelf_id')
+      .notNull()
+      .references(() => shelves.id, { onDelete: 'cascade' }),
+    storyId: text('story_id')
+      .notNull()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.shelfId, t.storyId] }),
+    index('shelf_stories_order_idx').on(t.shelfId, t.position),
+    index('shelf_stories_story_idx').on(t.storyId),
   ],
 );
 
@@ -179,6 +375,8 @@ export const readingProgress = sqliteTable(
     /** The client's opaque locator (a paragraph index, say), at most 1,000 characters. */
     position: text('position'),
     updatedAt: text('updated_at').notNull(),
+    /** The 1-based chapter the position is in; null for rows saved before chapters. */
+    chapter: integer('chapter'),
   },
   (t) => [
     index('reading_progress_updated_at_idx').on(t.updatedAt, t.storyId),
@@ -359,3 +557,7 @@ export type SeriesRow = typeof series.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
 export type StoryRow = typeof stories.$inferSelect;
 export type ReadingProgressRow = typeof readingProgress.$inferSelect;
+export type StoryChapterRow = typeof storyChapters.$inferSelect;
+export type StorySourceRow = typeof storySources.$inferSelect;
+export type StoryUpdateRow = typeof storyUpdates.$inferSelect;
+export type ShelfRow = typeof shelves.$inferSelect;

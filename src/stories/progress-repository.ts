@@ -32,17 +32,23 @@ const upsert = defineStatements((tx: Tx) =>
       progress: sql.placeholder('progress'),
       position: sql.placeholder('position'),
       updatedAt: sql.placeholder('updatedAt'),
+      chapter: sql.placeholder('chapter'),
     })
     .onConflictDoUpdate({
       target: readingProgress.storyId,
-      set: { progress: sql`excluded.progress`, position: sql`excluded.position`, updatedAt: sql`excluded.updated_at` },
+      set: {
+        progress: sql`excluded.progress`,
+        position: sql`excluded.position`,
+        updatedAt: sql`excluded.updated_at`,
+        chapter: sql`excluded.chapter`,
+      },
     })
     .prepare(),
 );
 
-/** Stores the row whatever was there before (last write wins). */
-export function saveProgressRow(tx: Tx, row: ReadingProgressRow): void {
-  upsert(tx).run(row);
+/** Stores the row whatever was there before (last write wins); no `chapter` is chapter unknown (null). */
+export function saveProgressRow(tx: Tx, row: Omit<ReadingProgressRow, 'chapter'> & { chapter?: number | null }): void {
+  upsert(tx).run({ chapter: null, ...row });
 }
 
 const startedIds = defineStatements((db: Db) =>

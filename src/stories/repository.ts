@@ -90,8 +90,26 @@ export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; cov
   return db.select({ updatedAt: stories.updatedAt, coverPath: stories.coverPath }).from(stories).where(eq(stories.id, id)).get();
 }
 
-/** Every column a new story sets (`seq` is the database's). */
-type StoryInsert = Required<Omit<NewStory, 'seq'>>;
+/**
+ * The columns a story gained with chapters, sources and reading status (drizzle/0016): a new
+ * story may leave them to these values.
+ */
+const STORY_EXTRA_DEFAULTS = {
+  chapterCount: 1,
+  status: null,
+  publishedAt: null,
+  sourceUpdatedAt: null,
+  language: null,
+  chaptersAddedAt: null,
+  readingStatus: null,
+  finishedAt: null,
+  readCount: 0,
+  favourite: false,
+} satisfies Partial<NewStory>;
+type StoryExtraColumn = keyof typeof STORY_EXTRA_DEFAULTS;
+
+/** Every column a new story sets (`seq` is the database's; the newer columns have defaults). */
+type StoryInsert = Required<Omit<NewStory, 'seq' | StoryExtraColumn>> & Partial<Pick<NewStory, StoryExtraColumn>>;
 
 const insertStatement = defineStatements((tx: Tx) => {
   const columns = Object.keys(getTableColumns(stories)).filter((column) => column !== 'seq') as (keyof StoryInsert)[];
@@ -102,7 +120,7 @@ const insertStatement = defineStatements((tx: Tx) => {
 });
 
 export function insertStory(tx: Tx, values: StoryInsert): void {
-  insertStatement(tx).run(values);
+  insertStatement(tx).run({ ...STORY_EXTRA_DEFAULTS, ...values });
 }
 
 export function updateStory(tx: Tx, id: string, patch: StoryPatch): void {
