@@ -361,8 +361,8 @@ export const storyTags = sqliteTable(
 /**
  * Where the reader stopped in each story (docs/decisions.md, "Reading progress"): one row per
  * started story, no user column (the library has one password, so one reader). Not a story
- * column: reading is not editing, so a saved position never changes the story's row, its
- * `updatedAt` or its search documents. Goes with its story (cascade).
+ * column: reading is not editing, so a saved position never changes the story's `updatedAt`
+ * (a save may move its reading status, docs/decisions.md, "Reading status"). Goes with its story (cascade).
  */
 export const readingProgress = sqliteTable(
   'reading_progress',

@@ -4,7 +4,7 @@
  * (./progress-routes.ts) and server-rendered pages call these functions alike.
  */
 import type { Db } from '../db/open.js';
-import { bookkeepingTransaction } from '../db/bookkeeping.js';
+import { writeTransaction } from '../db/transaction.js';
 import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
 import type { ReadingProgressBody, ReadingProgressDto } from '../schemas/reading-progress.js';
@@ -13,6 +13,7 @@ import { findProgress, findProgressOf, latestProgressStamp, saveProgressRow, sta
 import { storyCards } from './list-service.js';
 import type { StoryCard } from './present.js';
 import { findStoryStamp } from './repository.js';
+import { applyReading } from './reading-status.js';
 import { presentStories, storyNotFound } from './service.js';
 
 /** The story's saved progress, or progress 0 with `position` and `updatedAt` null; 404 when there is no such story. */
@@ -26,15 +27,16 @@ export function getProgress(db: Db, storyId: string): ReadingProgressDto {
  * Saves where the reader is (last write wins, by arrival); 404 when there is no such story. The
  * stamp is `nextUpdatedAt` (docs/decisions.md, "Identifiers and timestamps") of the newest save of
  * any story, not only of this one: two stories saved in the same millisecond would otherwise tie
- * and continue-reading would order them by id instead of by arrival. A `bookkeepingTransaction`, not a
- * `writeTransaction`: no story, author, series or tag row changes (reading is not editing, so the
- * story's `updatedAt` stays), hence nothing the search documents are built from.
+ * and continue-reading would order them by id instead of by arrival. The save also moves the
+ * story's reading status as reading does (./reading-status.ts: opened, finished), stamped with the
+ * same time. The story's `updatedAt` stays (reading is not editing); the transaction is a
+ * `writeTransaction` all the same, because the status is a story column search filters on.
  */
 export function saveProgress(db: Db, storyId: string, input: ReadingProgressBody): ReadingProgressDto {
-  return bookkeepingTransaction(db, (tx) => {
-    if (findStoryStamp(tx, storyId) === undefined) throw storyNotFound(storyId);
+  return writeTransaction(db, (tx) => {
     const latest = latestProgressStamp(tx);
     const row = { storyId, progress: input.progress, position: input.position, updatedAt: latest === undefined ? nowIso() : nextUpdatedAt(latest) };
+    if (!applyReading(tx, storyId, input.progress, row.updatedAt)) throw storyNotFound(storyId);
     saveProgressRow(tx, row);
     return presentProgress(storyId, row);
   });

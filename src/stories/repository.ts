@@ -16,6 +16,8 @@ import { defineStatements } from '../db/statements.js';
 export type NewStory = typeof stories.$inferInsert;
 /** The columns a story update may set (never its id, seq or createdAt). */
 export type StoryPatch = Partial<Omit<NewStory, 'id' | 'seq' | 'createdAt'>>;
+/** The reader's own columns of a story (docs/decisions.md, "Reading status"). */
+export type ReadingState = Pick<typeof stories.$inferSelect, 'readingStatus' | 'finishedAt' | 'readCount' | 'favourite'>;
 
 const storiesJsonArray = defineStatements((db: Db) =>
   db.$client
@@ -88,6 +90,15 @@ export function findStoryHtml(db: DbOrTx, id: string): string | null {
 
 export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; coverPath: string | null } | undefined {
   return db.select({ updatedAt: stories.updatedAt, coverPath: stories.coverPath }).from(stories).where(eq(stories.id, id)).get();
+}
+
+/** The reader's own state of the story (docs/decisions.md, "Reading status"), or undefined when there is no such story. */
+export function findReadingState(db: DbOrTx, id: string): ReadingState | undefined {
+  return db
+    .select({ readingStatus: stories.readingStatus, finishedAt: stories.finishedAt, readCount: stories.readCount, favourite: stories.favourite })
+    .from(stories)
+    .where(eq(stories.id, id))
+    .get();
 }
 
 /**

@@ -5,6 +5,7 @@ import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdate
 import { storyCoverRoutes } from './cover-routes.js';
 import { storyListRoutes } from './list-routes.js';
 import { storyProgressRoutes } from './progress-routes.js';
+import { storyReadingStatusRoutes } from './reading-status-routes.js';
 import { storyBodyIssues } from './input.js';
 import * as stories from './service.js';
 
@@ -13,7 +14,8 @@ const STORIES = ['stories'];
 /**
  * docs/api.md, "Stories — /api/stories", except search (its own owner): one story, its writes, its
  * rating and its tag links here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`,
- * reading progress and continue-reading in `progress-routes.ts`. Literal segments (`recent`,
+ * reading progress and continue-reading in `progress-routes.ts`, reading status and favourite in
+ * `reading-status-routes.ts`. Literal segments (`recent`,
  * `top-rated`, `continue-reading`, `author`, `series`, `tags`, `search`) win over `{id}` in
  * Fastify's router.
  */
@@ -21,6 +23,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(storyListRoutes);
   await app.register(storyCoverRoutes);
   await app.register(storyProgressRoutes);
+  await app.register(storyReadingStatusRoutes);
 
   app.get(
     '/stories/:id',
