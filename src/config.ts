@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseAllowHosts, type ImportAllowList } from './lib/allow-hosts.js';
+import { parseTrustedProxies } from './lib/trusted-proxies.js';
 
 /** Log levels pino understands; anything else is a configuration error. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,6 +43,25 @@ export interface TypesenseConfig {
   readonly collectionPrefix: string;
 }
 
+/** `AUTH_PROXY_HEADER` with the `TRUST_PROXY` addresses it is believed from (docs/decisions.md, "Proxy login"). */
+export interface AuthProxyConfig {
+  /** The header's name, lower-case as Node presents it. */
+  readonly header: string;
+  /** IP addresses, CIDR ranges and Fastify's preset names (src/lib/trusted-proxies.ts). */
+  readonly trusted: readonly string[];
+}
+
+/**
+ * Headers that mean something else here: the credentials Storyshelf reads itself, the ones its
+ * cross-site check and `TRUST_PROXY` read, and framing. A proxy login under one of these names
+ * would let a client's own header of that name sign it in, or break the request.
+ */
+const RESERVED_PROXY_HEADERS = new Set([
+  'authorization', 'cookie', 'host', 'origin', 'referer', 'sec-fetch-site', 'forwarded', 'x-forwarded-for',
+  'x-forwarded-host', 'x-forwarded-proto', 'x-auth-user', 'x-auth-key', 'content-type', 'content-length',
+  'transfer-encoding', 'connection',
+]);
+
 /** Every setting of the service, validated once (docs/decisions.md, "Running the service"). */
 export interface Config {
   readonly port: number;
@@ -55,6 +75,8 @@ export interface Config {
   readonly cookieSecure: CookieSecure;
   /** Passed to Fastify's `trustProxy` as is. */
   readonly trustProxy: boolean | string | number;
+  /** The proxy login, when `AUTH_PROXY_HEADER` is set; `undefined`: the header means nothing. */
+  readonly authProxy: AuthProxyConfig | undefined;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   /** Time for a whole request to arrive before it is answered 408 and its connection closed. */
@@ -140,6 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (searchQueueMax === undefined) problems.push(`SEARCH_QUEUE_MAX must be an integer from 0 to ${SEARCH_QUEUE_MAX_MAX}, got "${env.SEARCH_QUEUE_MAX}"`);
   const importAllow = parseAllowHosts(value('IMPORT_ALLOW_HOSTS'));
   problems.push(...importAllow.problems);
+  const trustProxy = parseTrustProxy(value('TRUST_PROXY') ?? 'false');
+  const authProxy = parseAuthProxy(value('AUTH_PROXY_HEADER'), trustProxy, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -151,7 +175,8 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     typesense,
     cookieSecure: cookieSecure as CookieSecure,
-    trustProxy: parseTrustProxy(value('TRUST_PROXY') ?? 'false'),
+    trustProxy,
+    authProxy,
     logLevel: logLevel as LogLevel,
     logFormat: logFormat as LogFormat,
     requestTimeoutMs: (requestTimeoutS as number) * 1000,
@@ -199,6 +224,31 @@ function parseTrustProxy(raw: string): boolean | string | number {
   if (lower === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw;
+}
+
+/**
+ * `AUTH_PROXY_HEADER`: a header name (an HTTP token, not one Storyshelf reads for something else)
+ * that is believed only from the addresses `TRUST_PROXY` lists. `TRUST_PROXY` must then be such a
+ * list: `true` trusts every peer and a hop count names none, so either would let any client that
+ * reaches the port sign itself in by sending the header.
+ */
+function parseAuthProxy(raw: string | undefined, trustProxy: boolean | string | number, problems: string[]): AuthProxyConfig | undefined {
+  if (raw === undefined) return undefined;
+  const header = raw.toLowerCase();
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/.test(header)) problems.push(`AUTH_PROXY_HEADER must be a header name such as Remote-User, got "${raw}"`);
+  else if (RESERVED_PROXY_HEADERS.has(header)) problems.push(`AUTH_PROXY_HEADER cannot be ${raw}: Storyshelf reads that header for something else`);
+  if (typeof trustProxy !== 'string') {
+    problems.push(
+      trustProxy === false
+        ? 'AUTH_PROXY_HEADER needs TRUST_PROXY: the addresses of the proxy that sets the header'
+        : `AUTH_PROXY_HEADER needs TRUST_PROXY to list the proxy's addresses, not ${String(trustProxy)}: that would believe the header from any client`,
+    );
+    return undefined;
+  }
+  const trusted = parseTrustedProxies(trustProxy);
+  for (const problem of trusted.problems) problems.push(`TRUST_PROXY must list addresses with AUTH_PROXY_HEADER: ${problem}`);
+  if (trusted.entries.length === 0 && trusted.problems.length === 0) problems.push('TRUST_PROXY must list at least one address with AUTH_PROXY_HEADER');
+  return Object.freeze({ header, trusted: Object.freeze(trusted.entries) });
 }
 
 function parseTypesense(value: (name: string) => string | undefined, problems: string[]): TypesenseConfig | undefined {

@@ -2,14 +2,19 @@ import type { FastifyRequest } from 'fastify';
 import { Forbidden, Unauthorized } from '../errors.js';
 import type { Scope } from '../schemas/tokens.js';
 import type { DeviceCredential, DeviceTokens } from '../tokens/service.js';
+import type { ProxyLogin } from './proxy-login.js';
 import { TOKEN_COOKIE } from './request-token.js';
 import type { AuthService, TokenClaims } from './service.js';
 
 /**
  * Who a request acts for (docs/decisions.md, "Device tokens"): a logged-in person (the cookie
- * or a Bearer JWT from a login), who may do everything, or a device token with its scopes.
+ * or a Bearer JWT from a login), who may do everything, a person the home server's login proxy
+ * vouches for (docs/decisions.md, "Proxy login"), who may too, or a device token with its scopes.
  */
-export type Principal = { kind: 'session'; claims: TokenClaims } | { kind: 'device'; token: DeviceCredential };
+export type Principal =
+  | { kind: 'session'; claims: TokenClaims }
+  | { kind: 'proxy'; user: string }
+  | { kind: 'device'; token: DeviceCredential };
 
 /** What a route needs: a scope, or `session` (a logged-in person; no device token may). */
 export type RouteScope = Scope | 'session';
@@ -20,15 +25,36 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 interface Checkers {
   auth: AuthService;
   deviceTokens: DeviceTokens;
+  /** Set when `AUTH_PROXY_HEADER` is. */
+  proxy?: ProxyLogin | undefined;
 }
 
 /**
- * The principal of a request's credentials: the `token` cookie first (as before device tokens),
+ * The person a trusted login proxy vouches for, or undefined (no proxy login configured, not
+ * from the proxy, no header). Checked before any other credential: the proxy has just
+ * authenticated the person, and a stale cookie left from a password login must not turn that
+ * into a 401.
+ */
+export function proxyPrincipal(request: FastifyRequest, proxy: ProxyLogin | undefined): Principal | undefined {
+  const user = proxy?.userOf(request);
+  return user === undefined ? undefined : { kind: 'proxy', user };
+}
+
+/** Whether a person (a login or the login proxy, not a device) is signed in, for the pages. */
+export function personSignedIn(request: FastifyRequest): boolean {
+  return request.token !== undefined || request.principal?.kind === 'proxy';
+}
+
+/**
+ * The principal of a request's credentials: the login proxy's header from a trusted proxy
+ * ({@link proxyPrincipal}), then the `token` cookie (as before device tokens),
  * else `Authorization: Bearer <JWT or device token>` or `Basic` with a device token as the
  * password (any user name; the user name when the password is empty, for clients with one
  * field). 401 without credentials or with wrong ones.
  */
 export function principalOf(request: FastifyRequest, checkers: Checkers): Principal {
+  const proxied = proxyPrincipal(request, checkers.proxy);
+  if (proxied !== undefined) return proxied;
   const cookie = request.cookies[TOKEN_COOKIE];
   if (cookie !== undefined && cookie !== '') return { kind: 'session', claims: checkers.auth.verify(cookie) };
   const header = request.headers.authorization;
@@ -63,11 +89,12 @@ export function devicePrincipal(request: FastifyRequest, secret: string, checker
 }
 
 /**
- * 403 unless the principal may use the route: a session may use every route; a device token
- * needs the route's `config.scope`, else `read` for GET and HEAD and `write` for the rest.
+ * 403 unless the principal may use the route: a person (session or proxy) may use every route;
+ * a device token needs the route's `config.scope`, else `read` for GET and HEAD and `write` for
+ * the rest.
  */
 export function requireScope(request: FastifyRequest, principal: Principal): void {
-  if (principal.kind === 'session') return;
+  if (principal.kind !== 'device') return;
   const declared = request.routeOptions.config.scope;
   const needed: RouteScope = declared ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write');
   if (needed === 'session') throw new Forbidden('A device token cannot do this; log in with the password');

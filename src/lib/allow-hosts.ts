@@ -20,7 +20,7 @@ function unbracket(text: string): string {
 }
 
 /** True for `a.b.c.d/n` or `v6/n` with a prefix length in range. */
-function isCidr(text: string): boolean {
+export function isCidr(text: string): boolean {
   const slash = text.lastIndexOf('/');
   if (slash < 0) return false;
   const family = net.isIP(text.slice(0, slash));

@@ -9,6 +9,7 @@ import { passwordCheckLimit } from '../auth/password.js';
 import { loadOrCreateJwtSecret, resolvePassword } from '../auth/secrets.js';
 import { AuthService, type TokenClaims } from '../auth/service.js';
 import { devicePrincipal, principalOf, requireScope, type Principal, type RouteScope } from '../auth/principal.js';
+import { ProxyLogin } from '../auth/proxy-login.js';
 import { DeviceTokens } from '../tokens/service.js';
 import { RevokedTokens, TOKEN_LIFETIME_SECONDS } from '../auth/tokens.js';
 
@@ -16,6 +17,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthService;
     deviceTokens: DeviceTokens;
+    /** The login proxy's check, when `AUTH_PROXY_HEADER` is set (docs/decisions.md, "Proxy login"). */
+    proxyLogin: ProxyLogin | undefined;
     /**
      * onRequest hook for every protected route: 401 unless valid credentials came with it (a
      * login token, or a device token), 403 when a device token lacks the route's scope.
@@ -43,7 +46,7 @@ declare module 'fastify' {
   }
 }
 
-export type AuthPluginOptions = Pick<Config, 'dataDir' | 'appPassword' | 'jwtSecret' | 'cookieSecure'>;
+export type AuthPluginOptions = Pick<Config, 'dataDir' | 'appPassword' | 'jwtSecret' | 'cookieSecure' | 'authProxy'>;
 
 /**
  * Cookies, JWT signing and the password: resolves the secrets in the data folder (generating
@@ -80,8 +83,10 @@ export const authPlugin = fp<AuthPluginOptions>(
       checks: passwordCheckLimit(),
     });
     const deviceTokens = new DeviceTokens(app.db);
+    const proxy = options.authProxy === undefined ? undefined : new ProxyLogin(options.authProxy, app.log);
     app.decorate('auth', auth);
     app.decorate('deviceTokens', deviceTokens);
+    app.decorate('proxyLogin', proxy);
     app.decorateRequest('token', undefined);
     app.decorateRequest('principal', undefined);
     const admit = (request: FastifyRequest, principal: Principal) => {
@@ -89,7 +94,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       if (principal.kind === 'session') request.token = principal.claims;
       requireScope(request, principal);
     };
-    app.decorate('authenticate', async (request: FastifyRequest) => admit(request, principalOf(request, { auth, deviceTokens })));
+    app.decorate('authenticate', async (request: FastifyRequest) => admit(request, principalOf(request, { auth, deviceTokens, proxy })));
     app.decorate('authenticateDevice', (request: FastifyRequest, secret: string) =>
       admit(request, devicePrincipal(request, secret, { auth, deviceTokens })),
     );

@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import { answerFor, NotFound } from '../errors.js';
 import { requestToken } from '../auth/request-token.js';
+import { proxyPrincipal } from '../auth/principal.js';
 import { AssetManifest, IMMUTABLE } from './assets.js';
 import { WEB_SOURCE } from './paths.js';
 import { setPageHeaders } from './headers.js';
@@ -54,9 +55,12 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
 
   app.addHook('onRequest', async (_request, reply) => setPageHeaders(reply));
 
-  // Every page but the public ones needs a valid token; a reader who has none is sent to log in.
+  // Every page but the public ones needs a valid token (or the login proxy's word, docs/decisions.md,
+  // "Proxy login"); a reader who has neither is sent to log in.
   app.addHook('onRequest', async (request, reply) => {
     try {
+      request.principal = proxyPrincipal(request, app.proxyLogin);
+      if (request.principal !== undefined) return;
       request.token = app.auth.verify(requestToken(request));
     } catch {
       if (request.routeOptions.config.publicPage === true) return;

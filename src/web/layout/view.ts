@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AssetManifest } from '../assets.js';
+import { personSignedIn } from '../../auth/principal.js';
 
 /** The themes a reader may force; `auto` follows the system's `prefers-color-scheme`. */
 export const THEMES = ['auto', 'light', 'dark', 'sepia'] as const;
@@ -67,7 +68,7 @@ export function layoutModel(request: FastifyRequest, assets: AssetManifest, titl
   return {
     documentTitle: title === '' ? 'Storyshelf' : `${title} · Storyshelf`,
     theme: isTheme(cookie) ? cookie : 'auto',
-    signedIn: request.token !== undefined,
+    signedIn: personSignedIn(request),
     nav: NAV.map((link) => ({ ...link, current: isCurrent(link.href, pathname) })),
     here,
     searchQuery,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { TooManyRequests, Unauthorized } from '../../errors.js';
 import { requestToken, TOKEN_COOKIE } from '../../auth/request-token.js';
+import { personSignedIn } from '../../auth/principal.js';
 import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.js';
 import { render, template } from '../render.js';
 import { formFields } from '../form.js';
@@ -21,7 +22,7 @@ export function loginPath(next: string | undefined): string {
 export const loginRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: { next?: string } }>('/login', { config: { publicPage: true } }, async (request, reply) => {
     const next = safeNext(request.query.next);
-    if (request.token !== undefined) return reply.redirect(next, 303);
+    if (personSignedIn(request)) return reply.redirect(next, 303);
     return render(reply, LOGIN_TEMPLATE, loginView(next));
   });
 
