@@ -12,6 +12,7 @@
  */
 import { HttpError } from '../../errors.js';
 import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerPoolClosed, WorkerTaskFailed, WorkerTaskTimeout } from '../../lib/worker-pool.js';
+import type { OtwPage } from '../../sources/otwarchive/parse.js';
 import type { ExtractedStory } from '../html-story.js';
 import { importsBusy } from './errors.js';
 
@@ -23,6 +24,9 @@ export const EXTRACT_QUEUE = 4;
 export const EXTRACT_TIMEOUT_MS = 30_000;
 /** Readability over linkedom peaked at 423 MB on the largest test page: a cap well above it. */
 const WORKER_HEAP_MB = 768;
+
+/** A page as {@link ExtractPool.read} sees it: a page of a source we follow, or an ordinary page's story. */
+export type ReadPage = { kind: 'otwarchive'; page: OtwPage } | { kind: 'article'; story: ExtractedStory | undefined };
 
 export interface ExtractPoolOptions {
   threads?: number;
@@ -71,6 +75,19 @@ export class ExtractPool {
   async extract(bytes: Uint8Array, charset: string | undefined, url: string, maxImages: number): Promise<ExtractedStory | undefined> {
     try {
       return await this.#pool.run<ExtractedStory | undefined>('extract', [bytes, charset, url, maxImages]);
+    } catch (error) {
+      throw extractError(error, this.#timeoutMs);
+    }
+  }
+
+  /**
+   * The page read by its markup (docs/decisions.md, "Sources"): an otwarchive page (a work with
+   * at most `maxChapters` chapters, a series, the adult notice, the login page), else the story
+   * in it as {@link extract} finds it. 503 when the queue is full.
+   */
+  async read(bytes: Uint8Array, charset: string | undefined, url: string, maxImages: number, maxChapters: number): Promise<ReadPage> {
+    try {
+      return await this.#pool.run<ReadPage>('read', [bytes, charset, url, maxImages, maxChapters]);
     } catch (error) {
       throw extractError(error, this.#timeoutMs);
     }
