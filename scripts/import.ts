@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
 import { folderImportHandler, IMPORT_FOLDER_KIND, type ImportFile, type ImportParams } from '../src/import/job.js';
 import { formatOf } from '../src/import/formats.js';
+import { ImageStore, imagesFolderOf } from '../src/images/store.js';
 import { findJob, unfinishedJobsOfKind } from '../src/jobs/repository.js';
 import { JobRunner } from '../src/jobs/runner.js';
 import { pendingMigrations } from '../src/plugins/db-migrate.js';
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
     if (config.typesense !== undefined) onSearchChanges(db, (tx, changes) => enqueueChanges(tx, changes));
     const log = { info: () => {}, warn: () => {}, error: (details: object, message: string) => process.stderr.write(`\n${message}: ${JSON.stringify(details)}\n`) };
     const runner = new JobRunner(db, log);
-    runner.register(IMPORT_FOLDER_KIND, folderImportHandler());
+    // The pictures inside the files go to the library's image store, as the service's imports do.
+    const images = await ImageStore.open(imagesFolderOf(config.dataDir), log);
+    runner.register(IMPORT_FOLDER_KIND, folderImportHandler(images));
     const { id, resumed } = jobFor(db, runner, folder);
     process.stdout.write(`${resumed ? 'Resuming' : 'Started'} job ${id} for ${folder}\n`);
     const stop = () => void runner.stop();

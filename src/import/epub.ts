@@ -1,44 +1,36 @@
 /**
- * An EPUB (2 or 3) as one story (docs/decisions.md, "File import"): `META-INF/container.xml`
- * names the package document (OPF), whose metadata gives the title, author (`dc:creator`), tags
- * (`dc:subject`), summary (`dc:description`), source URL (`dc:source`, else a URL
- * `dc:identifier`) and series with volume (calibre's `calibre:series`/`calibre:series_index`, or
- * EPUB 3's `belongs-to-collection` with `group-position`). The spine's XHTML documents are
- * joined in reading order, each chapter's headings kept. Images are dropped: their relative
- * sources point inside the EPUB, which the story HTML policy does not allow.
+ * An EPUB (2 or 3) as a story in chapters (docs/decisions.md, "File import"):
+ * `META-INF/container.xml` names the package document, read by ./epub-package.ts. Each spine
+ * document that holds story text is one chapter, titled by its navigation (EPUB 3 nav, else NCX)
+ * entry or else its first heading. The cover, title page, contents page and navigation document
+ * (EPUB 3 landmarks, EPUB 2 guide, FanFicFare's `fff_*page` body classes) are not text; the
+ * FanFicFare title page is read for its typed metadata. The pictures the chapters show are taken
+ * out of the book for the job to store (./raw-story.ts, `RawImage`).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path/posix';
-import { DOMParser, parseHTML } from 'linkedom';
-import { squeeze, type RawStory } from './raw-story.js';
+import { parseHTML } from 'linkedom';
+import { IMAGE_URL_PREFIX } from '../images/image-path.js';
+import { titlePageFields } from './fanficfare/title-page.js';
+import { titlePageEntries, type DomElement } from './fanficfare/title-page-dom.js';
+import { archivePath, elements, NOT_TEXT_TYPES, parseXml, readPackage, type EpubPackage } from './epub-package.js';
+import { squeeze, type RawChapter, type RawImage, type RawStory, type RawTag } from './raw-story.js';
 import { openZip, type OpenedZip, UnsafeArchive } from './zip.js';
 
-/** One EPUB's XML documents (container, package) at most. */
+/** One EPUB's XML documents (container, package, NCX, nav) at most. */
 const EPUB_XML_MAX = 4 * 1024 * 1024;
 /** Every spine document of one EPUB together, like the largest story body the API takes. */
 export const EPUB_TEXT_MAX = 16 * 1024 * 1024;
+/** Pictures kept from one EPUB, each at most the image store's 5 MiB, all together at most 50 MiB (as a web page's). */
+export const EPUB_IMAGES_MAX = 200;
+export const EPUB_IMAGE_BYTES_MAX = 5 * 1024 * 1024;
+export const EPUB_IMAGES_TOTAL_BYTES_MAX = 50 * 1024 * 1024;
 
-type XmlElement = {
-  tagName: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-};
-type XmlDocument = { querySelectorAll(selector: string): ArrayLike<XmlElement> };
-
-/** Elements by local name whatever their prefix (`dc:title`, `opf:meta`, `meta`). */
-function elements(doc: XmlDocument, localName: string): XmlElement[] {
-  return Array.from(doc.querySelectorAll('*')).filter((element) => {
-    const tag = element.tagName.toLowerCase();
-    return tag === localName || tag.endsWith(`:${localName}`);
-  });
-}
-
-function attribute(element: XmlElement, name: string): string | undefined {
-  return element.getAttribute(name) ?? element.getAttribute(`opf:${name}`) ?? undefined;
-}
-
-function parseXml(text: string): XmlDocument {
-  return new DOMParser().parseFromString(text, 'text/xml') as unknown as XmlDocument;
-}
+/** FanFicFare's pages that are not story text, by their body class. */
+const FFF_NOT_TEXT = /\bfff_(?:titlepage|tocpage|logpage|coverpage)\b/;
+/** The download time FanFicFare's test sites put in each chapter: not story text, and it changes on every download. */
+const FFF_TIMESTAMP = /^Timestamp:\s*\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?$/;
+const IMAGE_TYPES = /\.(?:jpe?g|png|webp|gif|svg|avif|bmp|tiff?)$/i;
 
 async function readText(zip: OpenedZip, name: string, maxBytes: number): Promise<string> {
   const entry = zip.entries.find((candidate) => candidate.name === name);
@@ -46,92 +38,144 @@ async function readText(zip: OpenedZip, name: string, maxBytes: number): Promise
   return (await zip.read(entry, maxBytes)).toString('utf8');
 }
 
-function isHttpUrl(text: string | undefined): text is string {
-  return text !== undefined && /^https?:\/\/\S+$/i.test(text);
+async function readOptional(zip: OpenedZip, name: string | undefined): Promise<string | undefined> {
+  if (name === undefined || !zip.entries.some((entry) => entry.name === name)) return undefined;
+  return readText(zip, name, EPUB_XML_MAX);
 }
 
-/** The source URL: `dc:source`, else an identifier that is a URL (FanFicFare writes `URL:` or a scheme of URL). */
-function sourceUrlOf(doc: XmlDocument): string | undefined {
-  const source = elements(doc, 'source').map((element) => squeeze(element.textContent)).find(isHttpUrl);
-  if (source !== undefined) return source;
-  return elements(doc, 'identifier')
-    .map((element) => squeeze(element.textContent)?.replace(/^url:\s*/i, ''))
-    .find(isHttpUrl);
+/** What the book's navigation says: each document's title (first entry wins) and the landmarks that are not text. */
+interface Navigation {
+  titles: Map<string, string>;
+  notText: Set<string>;
 }
 
-function volumeOf(text: string | undefined): number | undefined {
-  const value = Number.parseFloat(text ?? '');
-  return Number.isFinite(value) && value >= 0 ? Math.trunc(value) : undefined;
+function addTitle(titles: Map<string, string>, file: string | undefined, label: string | null | undefined): void {
+  const title = squeeze(label);
+  if (file !== undefined && title !== undefined && !titles.has(file)) titles.set(file, title);
 }
 
-/** calibre's series metadata, else EPUB 3's collection with its position. */
-function seriesOf(doc: XmlDocument): { seriesName?: string; volume?: number } {
-  const metas = elements(doc, 'meta');
-  const named = (name: string) => squeeze(metas.find((meta) => attribute(meta, 'name') === name)?.getAttribute('content'));
-  const calibre = named('calibre:series');
-  if (calibre !== undefined) {
-    const volume = volumeOf(named('calibre:series_index'));
-    return { seriesName: calibre, ...(volume === undefined ? {} : { volume }) };
+async function navigationOf(zip: OpenedZip, pkg: EpubPackage): Promise<Navigation> {
+  const navigation: Navigation = { titles: new Map(), notText: new Set() };
+  const nav = await readOptional(zip, pkg.navPath);
+  if (nav !== undefined && pkg.navPath !== undefined) {
+    const base = path.dirname(pkg.navPath);
+    const { document } = parseHTML(nav);
+    for (const element of Array.from(document.querySelectorAll('nav')) as unknown as DomElement[]) {
+      const type = (element.getAttribute('epub:type') ?? '').toLowerCase().split(/\s+/);
+      for (const link of Array.from(element.querySelectorAll('a[href]'))) {
+        const file = archivePath(base, link.getAttribute('href') ?? '');
+        if (type.includes('toc')) addTitle(navigation.titles, file, link.textContent);
+        const landmark = (link.getAttribute('epub:type') ?? '').toLowerCase();
+        if (type.includes('landmarks') && file !== undefined && NOT_TEXT_TYPES.has(landmark)) navigation.notText.add(file);
+      }
+    }
   }
-  const collection = metas.find((meta) => meta.getAttribute('property') === 'belongs-to-collection');
-  const seriesName = squeeze(collection?.textContent);
-  if (collection === undefined || seriesName === undefined) return {};
-  const id = collection.getAttribute('id');
-  const position = metas.find((meta) => meta.getAttribute('refines') === `#${id}` && meta.getAttribute('property') === 'group-position');
-  const volume = volumeOf(squeeze(position?.textContent));
-  return { seriesName, ...(volume === undefined ? {} : { volume }) };
-}
-
-/** The metadata fields of a package document. */
-function metadataOf(opf: XmlDocument): Omit<RawStory, 'html'> {
-  const first = (name: string) => elements(opf, name).map((element) => squeeze(element.textContent)).find((text) => text !== undefined);
-  const title = first('title');
-  const authorName = first('creator');
-  const description = first('description');
-  // A description is often HTML (FanFicFare, AO3): its text is the summary.
-  const summary = description === undefined ? undefined : squeeze(parseHTML(`<!doctype html><html><body>${description}</body></html>`).document.body?.textContent);
-  const tagNames = elements(opf, 'subject')
-    .map((element) => squeeze(element.textContent))
-    .filter((text): text is string => text !== undefined);
-  const sourceUrl = sourceUrlOf(opf);
-  return {
-    ...(title === undefined ? {} : { title }),
-    ...(authorName === undefined ? {} : { authorName }),
-    ...(summary === undefined ? {} : { summary }),
-    ...(sourceUrl === undefined ? {} : { sourceUrl }),
-    ...(tagNames.length === 0 ? {} : { tagNames }),
-    ...seriesOf(opf),
-  };
-}
-
-/** The archive paths of the spine's documents, in reading order. */
-function spinePaths(opf: XmlDocument, opfPath: string): string[] {
-  const manifest = new Map<string, string>();
-  for (const item of elements(opf, 'item')) {
-    const id = item.getAttribute('id');
-    const href = item.getAttribute('href');
-    if (id !== null && href !== null) manifest.set(id, href);
+  const ncx = navigation.titles.size > 0 ? undefined : await readOptional(zip, pkg.ncxPath);
+  if (ncx !== undefined && pkg.ncxPath !== undefined) {
+    const base = path.dirname(pkg.ncxPath);
+    for (const point of elements(parseXml(ncx), 'navpoint') as unknown as DomElement[]) {
+      const label = point.querySelector('text')?.textContent;
+      const src = point.querySelector('content')?.getAttribute('src');
+      if (src !== null && src !== undefined) addTitle(navigation.titles, archivePath(base, src), label);
+    }
   }
-  const base = path.dirname(opfPath);
-  return elements(opf, 'itemref').flatMap((itemref) => {
-    const href = manifest.get(itemref.getAttribute('idref') ?? '');
-    if (href === undefined) return [];
-    const file = decodeURIComponent(href.split('#')[0] as string);
-    return [path.normalize(path.join(base, file)).replace(/^\.\//, '')];
-  });
+  return navigation;
 }
 
-/** One chapter's body; a chapter without a heading of its own gets its document title as one. */
-function chapterHtml(xhtml: string, bookTitle: string | undefined): string {
-  const { document } = parseHTML(xhtml);
-  const body = document.body?.innerHTML ?? '';
-  const title = squeeze(document.title);
-  if (title !== undefined && title !== bookTitle && document.querySelector('h1, h2, h3') === null) {
-    const heading = parseHTML('<h2></h2>').document.querySelector('h2') as { textContent: string; outerHTML: string };
-    heading.textContent = title;
-    return `${heading.outerHTML}\n${body}`;
+/** The pictures of one book: each archive image once, under one placeholder, within the caps. */
+class BookImages {
+  readonly images: RawImage[] = [];
+  readonly #byPath = new Map<string, string | null>();
+  readonly #token = randomBytes(6).toString('hex');
+  #bytes = 0;
+  left = 0;
+
+  constructor(private readonly zip: OpenedZip) {}
+
+  /** The placeholder URL for the archive image at `file`, or undefined when it is not kept. */
+  async placeholderOf(file: string): Promise<string | undefined> {
+    const known = this.#byPath.get(file);
+    if (known !== undefined) return known ?? undefined;
+    const entry = this.zip.entries.find((candidate) => candidate.name === file);
+    let placeholder: string | null = null;
+    if (entry !== undefined && this.images.length < EPUB_IMAGES_MAX && entry.uncompressedSize <= EPUB_IMAGE_BYTES_MAX && this.#bytes + entry.uncompressedSize <= EPUB_IMAGES_TOTAL_BYTES_MAX) {
+      const bytes = await this.zip.read(entry, EPUB_IMAGE_BYTES_MAX);
+      this.#bytes += bytes.length;
+      placeholder = `${IMAGE_URL_PREFIX}inline/epub-${this.#token}-${this.images.length}.png`;
+      this.images.push({ placeholder, bytes });
+    } else if (entry !== undefined) {
+      this.left += 1;
+    }
+    this.#byPath.set(file, placeholder);
+    return placeholder ?? undefined;
   }
-  return body;
+}
+
+type ChapterDocument = ReturnType<typeof parseHTML>['document'];
+/** The little of linkedom's elements the chapter reading uses. */
+type Element = { textContent: string | null; getAttribute(name: string): string | null; setAttribute(name: string, value: string): void; removeAttribute(name: string): void; remove(): void };
+
+function all(document: ChapterDocument, selector: string): Element[] {
+  return Array.from(document.querySelectorAll(selector)) as unknown as Element[];
+}
+
+/** Puts each picture's placeholder in its `<img>`; a picture that is not in the book (or over the caps) is removed, never hot-linked. */
+async function takeImages(document: ChapterDocument, file: string, images: BookImages): Promise<void> {
+  for (const img of all(document, 'img')) {
+    const target = archivePath(path.dirname(file), img.getAttribute('src') ?? '');
+    const placeholder = target !== undefined && IMAGE_TYPES.test(target) ? await images.placeholderOf(target) : undefined;
+    if (placeholder === undefined) img.remove();
+    else {
+      img.setAttribute('src', placeholder);
+      for (const attribute of ['srcset', 'sizes']) img.removeAttribute(attribute);
+    }
+  }
+}
+
+/** The first heading of the body, if it is the chapter's title (then it is dropped: the chapter's title is shown above its text). */
+function firstHeading(document: ChapterDocument) {
+  return document.querySelector('h1, h2, h3, h4, h5, h6');
+}
+
+/** One chapter document as a chapter. */
+function chapterOf(document: ChapterDocument, navTitle: string | undefined, bookTitle: string | undefined, fanficfare: boolean): RawChapter {
+  let title: string | undefined;
+  const chapter: Partial<RawChapter> = {};
+  const fffTitle = fanficfare ? document.querySelector('.fff_chapter_title') : null;
+  if (fffTitle !== null) {
+    title = squeeze(fffTitle.textContent);
+    fffTitle.remove();
+  } else {
+    const heading = firstHeading(document);
+    const headingText = squeeze(heading?.textContent);
+    const documentTitle = squeeze(document.title);
+    title = navTitle ?? headingText ?? (documentTitle === bookTitle ? undefined : documentTitle);
+    if (heading !== null && headingText !== undefined && headingText === title) heading.remove();
+  }
+  if (fanficfare) {
+    const url = squeeze(document.querySelector('meta[name="chapterurl"]')?.getAttribute('content'));
+    if (url !== undefined && /^https?:\/\//i.test(url)) Object.assign(chapter, { sourceUrl: url, sourceKey: url });
+    for (const paragraph of all(document, 'p')) {
+      if (FFF_TIMESTAMP.test(squeeze(paragraph.textContent) ?? '')) paragraph.remove();
+    }
+  }
+  return { title: title ?? '', html: document.body?.innerHTML ?? '', ...chapter };
+}
+
+/** The metadata of a FanFicFare book: its package's, with its title page's typed tags, status and dates over it. */
+function withTitlePage(metadata: Omit<RawStory, 'chapters'>, page: Omit<RawStory, 'chapters'> & { tags: RawTag[] }): Omit<RawStory, 'chapters'> {
+  const typed = new Set(page.tags.map((tag) => tag.name.toLowerCase()));
+  // A subject the title page does not list is one the user added (FanFicFare's extra tags): kept, kind unknown.
+  const extra = (metadata.tags ?? []).filter((tag) => !typed.has(tag.name.toLowerCase()));
+  const merged: Omit<RawStory, 'chapters'> = { ...metadata, tags: [...page.tags, ...extra] };
+  for (const key of ['status', 'publishedAt', 'sourceUpdatedAt'] as const) if (page[key] !== undefined) Object.assign(merged, { [key]: page[key] });
+  for (const key of ['language', 'summary'] as const) if (merged[key] === undefined && page[key] !== undefined) merged[key] = page[key];
+  // calibre's series (and EPUB 3's collection) first; else the title page's Series line.
+  if (metadata.seriesName === undefined && page.seriesName !== undefined) {
+    merged.seriesName = page.seriesName;
+    if (page.volume !== undefined) merged.volume = page.volume;
+  }
+  return merged;
 }
 
 /** Parses an EPUB held at `source` (a path or its bytes) into a story. */
@@ -141,19 +185,30 @@ export async function parseEpub(source: string | Buffer): Promise<RawStory> {
     const container = parseXml(await readText(zip, 'META-INF/container.xml', EPUB_XML_MAX));
     const opfPath = elements(container, 'rootfile')[0]?.getAttribute('full-path');
     if (opfPath === undefined || opfPath === null) throw new Error('META-INF/container.xml names no package document');
-    const opf = parseXml(await readText(zip, opfPath, EPUB_XML_MAX));
-    const metadata = metadataOf(opf);
-    const chapters: string[] = [];
+    const pkg = readPackage(await readText(zip, opfPath, EPUB_XML_MAX), opfPath);
+    const navigation = await navigationOf(zip, pkg);
+    const images = new BookImages(zip);
+    let metadata = pkg.metadata;
+    const chapters: RawChapter[] = [];
     let bytes = 0;
-    for (const file of spinePaths(opf, opfPath)) {
+    for (const file of pkg.spine) {
+      if (file === pkg.navPath || pkg.guideSkipped.has(file) || navigation.notText.has(file)) continue;
       const entry = zip.entries.find((candidate) => candidate.name === file);
       if (entry === undefined) continue;
       bytes += entry.uncompressedSize;
       if (bytes > EPUB_TEXT_MAX) throw new UnsafeArchive(`the text of this EPUB is over ${EPUB_TEXT_MAX} bytes`);
-      chapters.push(chapterHtml((await zip.read(entry, EPUB_TEXT_MAX)).toString('utf8'), metadata.title));
+      const { document } = parseHTML((await zip.read(entry, EPUB_TEXT_MAX)).toString('utf8'));
+      const bodyClass = document.body?.getAttribute('class') ?? '';
+      if (FFF_NOT_TEXT.test(bodyClass)) {
+        if (/\bfff_titlepage\b/.test(bodyClass)) metadata = withTitlePage(metadata, titlePageFields(titlePageEntries(document.body as unknown as DomElement)));
+        continue;
+      }
+      await takeImages(document, file, images);
+      chapters.push(chapterOf(document, navigation.titles.get(file), metadata.title, pkg.fanficfare));
     }
     if (chapters.length === 0) throw new Error('the EPUB spine names no readable document');
-    return { ...metadata, html: chapters.join('\n') };
+    const notes = images.left > 0 ? [`${images.left} pictures were left out (over ${EPUB_IMAGES_MAX} pictures, ${EPUB_IMAGE_BYTES_MAX / 1024 / 1024} MiB each or ${EPUB_IMAGES_TOTAL_BYTES_MAX / 1024 / 1024} MiB together)`] : [];
+    return { ...metadata, chapters, ...(images.images.length > 0 ? { images: images.images } : {}), ...(notes.length > 0 ? { notes } : {}) };
   } finally {
     zip.close();
   }

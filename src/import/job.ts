@@ -12,11 +12,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Tx } from '../db/open.js';
 import { jobFolder } from '../jobs/folders.js';
+import type { ImageStore } from '../images/store.js';
 import type { JobContext, JobHandler } from '../jobs/runner.js';
 import { insertNewStory } from '../stories/service.js';
 import { findStoryIdBySourceUrl } from '../stories/repository.js';
+import { storeFileImages } from './file-images.js';
 import { formatOf } from './formats.js';
-import type { ParseResult } from './parse.js';
+import type { ParsedStory, ParseResult } from './parse.js';
 import { ParserPool } from './parser-pool.js';
 import { storyInputOf } from './story-input.js';
 
@@ -51,8 +53,8 @@ export const uploadFolder = jobFolder;
 class DuplicateStory extends Error {}
 
 /** The story of one parsed file, written in the step's transaction; a known source URL is refused. */
-function writeStory(result: Extract<ParseResult, { story: unknown }>): (tx: Tx) => void {
-  const input = storyInputOf(result.story);
+function writeStory(story: ParsedStory): (tx: Tx) => void {
+  const input = storyInputOf(story);
   return (tx) => {
     if (input.sourceUrl !== undefined && input.sourceUrl !== null) {
       const existing = findStoryIdBySourceUrl(tx, input.sourceUrl);
@@ -66,15 +68,21 @@ function isJobStopped(error: unknown): boolean {
   return error instanceof Error && error.name === 'JobStopped';
 }
 
-/** Commits one item's outcome: a story (done) or an error. */
-function commitResult(context: JobContext<ImportParams, ImportState>, result: ParseResult, state: ImportState): void {
+/**
+ * Commits one item's outcome: a story (done) or an error. The file's pictures are stored first
+ * (file I/O before the transaction) and removed again when the story is not written.
+ */
+async function commitResult(context: JobContext<ImportParams, ImportState>, images: ImageStore, result: ParseResult, state: ImportState): Promise<void> {
   const fail = (error: string) => context.commit({ state, errors: [{ file: result.file, error }] });
   if ('error' in result) return fail(result.error);
-  // A file read with a loss (bytes that were not text in its encoding, NULs) is imported and says so.
-  const notes = (result.story.notes ?? []).map((note) => ({ file: result.file, error: `imported, but ${note}` }));
+  const { story, stored, refused } = await storeFileImages(images, result.story);
+  // A file read with a loss (bytes that were not text in its encoding, NULs, pictures) is imported and says so.
+  const losses = [...(story.notes ?? []), ...(refused > 0 ? [`${refused} pictures were not JPEG, PNG or WebP images and were left out`] : [])];
+  const notes = losses.map((note) => ({ file: result.file, error: `imported, but ${note}` }));
   try {
-    context.commit({ state, done: 1, notes }, writeStory(result));
+    context.commit({ state, done: 1, notes }, writeStory(story));
   } catch (error) {
+    for (const relPath of stored) await images.discardUpload(relPath);
     if (isJobStopped(error)) throw error;
     fail(error instanceof Error ? error.message : String(error));
   }
@@ -99,6 +107,7 @@ async function countItems(parser: ParserPool, files: readonly ImportFile[], root
 /** One archive's entries from `state.entry` on; the archive's own failure is one error. */
 async function importArchive(
   context: JobContext<ImportParams, ImportState>,
+  images: ImageStore,
   parser: ParserPool,
   file: ImportFile,
   filePath: string,
@@ -118,18 +127,20 @@ async function importArchive(
     const results = await parser
       .parseEntries(filePath, file.name, batch, context.signal)
       .catch((error: unknown) => batch.map((name) => parserFailure(context, `${file.name}/${name}`, error)));
-    results.forEach((result, index) => {
+    for (const [index, result] of results.entries()) {
       const entry = start + index + 1;
-      commitResult(context, result, entry < entries.length ? { planned: true, file: state.file, entry } : next);
-    });
+      await commitResult(context, images, result, entry < entries.length ? { planned: true, file: state.file, entry } : next);
+    }
   }
 }
 
 /**
  * The handler of both import kinds; `rootOf` says where a job's paths are relative to (the upload
- * folder, or the imported folder), `cleanUp` what to remove when the job ends.
+ * folder, or the imported folder), `cleanUp` what to remove when the job ends; `images` stores
+ * the pictures inside the files.
  */
 export function importHandler(
+  images: ImageStore,
   rootOf: (jobId: string, params: ImportParams) => string,
   cleanUp: (jobId: string) => Promise<void> = async () => {},
 ): JobHandler<ImportParams, ImportState> {
@@ -149,10 +160,10 @@ export function importHandler(
           const file = files[state.file] as ImportFile;
           const filePath = path.join(root, file.path);
           if (formatOf(file.name) === 'zip') {
-            await importArchive(context, parser, file, filePath, state);
+            await importArchive(context, images, parser, file, filePath, state);
           } else {
             const result = await parser.parseFile(filePath, file.name, context.signal).catch((error: unknown) => parserFailure(context, file.name, error));
-            commitResult(context, result, { planned: true, file: state.file + 1, entry: 0 });
+            await commitResult(context, images, result, { planned: true, file: state.file + 1, entry: 0 });
           }
           state = context.state as ImportState;
         }
@@ -167,14 +178,15 @@ export function importHandler(
 }
 
 /** The `import-files` handler: files under `DATA_DIR/jobs/<id>/`, the folder removed when the job ends. */
-export function uploadImportHandler(dataDir: string): JobHandler<ImportParams, ImportState> {
+export function uploadImportHandler(dataDir: string, images: ImageStore): JobHandler<ImportParams, ImportState> {
   return importHandler(
+    images,
     (jobId) => uploadFolder(dataDir, jobId),
     (jobId) => fs.rm(uploadFolder(dataDir, jobId), { recursive: true, force: true }),
   );
 }
 
 /** The `import-folder` handler: paths relative to the folder named in the job's params. */
-export function folderImportHandler(): JobHandler<ImportParams, ImportState> {
-  return importHandler((_jobId, params) => params.folder as string);
+export function folderImportHandler(images: ImageStore): JobHandler<ImportParams, ImportState> {
+  return importHandler(images, (_jobId, params) => params.folder as string);
 }

@@ -7,17 +7,29 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { deriveStoryText, type StoryText } from '../html/story-text.js';
+import { deriveStoryText, plainTextOf, type StoryText } from '../html/story-text.js';
 import { decodeImported } from './decode-text.js';
 import { parseEpub } from './epub.js';
+import { parseFanficfareHtml, parseFanficfareText } from './fanficfare/outputs.js';
 import { BOOK_FILE_MAX, formatOf, TEXT_FILE_MAX, type ImportFormat } from './formats.js';
-import type { RawStory } from './raw-story.js';
+import { escapeHtml, type RawChapter, type RawStory } from './raw-story.js';
 import { parseHtmlFile, parseMarkdownFile, parseTextFile } from './text-formats.js';
 import { openZip, type OpenedZip } from './zip.js';
 
-export interface ParsedStory extends Omit<RawStory, 'html'> {
+/** One chapter, sanitized and measured. */
+export interface ParsedChapter extends Omit<RawChapter, 'html'> {
+  text: StoryText;
+}
+
+export interface ParsedStory extends Omit<RawStory, 'chapters' | 'notes'> {
   /** The title found in the file, else the file name without its extension. */
   title: string;
+  /** At least one, in reading order. */
+  chapters: ParsedChapter[];
+  /**
+   * The whole work as one body: each chapter under an `<h2>` of its title. Its word count is the
+   * chapters' sum (their titles are not story text).
+   */
   text: StoryText;
   /** What reading the file lost or changed (src/import/decode-text.ts), for the job's result; absent when nothing. */
   notes?: string[];
@@ -32,7 +44,12 @@ interface ReadFile {
   notes: string[];
 }
 
-const PARSERS = { html: parseHtmlFile, txt: parseTextFile, md: parseMarkdownFile } as const;
+/** FanFicFare's own HTML and TXT outputs are read for their chapters and metadata; any other file as it is. */
+const PARSERS = {
+  html: (text: string) => parseFanficfareHtml(text) ?? parseHtmlFile(text),
+  txt: (text: string) => parseFanficfareText(text) ?? parseTextFile(text),
+  md: parseMarkdownFile,
+} as const;
 
 async function parseBytes(format: Exclude<ImportFormat, 'zip'>, bytes: Buffer): Promise<ReadFile> {
   if (format === 'epub') return { raw: await parseEpub(bytes), notes: [] };
@@ -41,10 +58,43 @@ async function parseBytes(format: Exclude<ImportFormat, 'zip'>, bytes: Buffer): 
   return { raw: PARSERS[format](text), notes };
 }
 
+function hasContent(chapter: ParsedChapter): boolean {
+  return chapter.text.wordCount > 0 || (chapter.text.contentHtml ?? '').includes('<img');
+}
+
+/**
+ * The chapters sanitized and measured; blank ones (a separator page) left out unless nothing else
+ * is left. A source key is what a re-import matches a chapter on, so it must be unique in the
+ * story: a repeated one (FanFicFare's test4 site gives two chapters one address) gets `#2`, `#3`.
+ */
+function parsedChapters(raw: readonly RawChapter[]): ParsedChapter[] {
+  const chapters = raw.map(({ html, ...chapter }) => ({ ...chapter, text: deriveStoryText(html) }));
+  const kept = chapters.filter(hasContent);
+  const seen = new Map<string, number>();
+  for (const chapter of kept) {
+    if (chapter.sourceKey === undefined) continue;
+    const count = (seen.get(chapter.sourceKey) ?? 0) + 1;
+    seen.set(chapter.sourceKey, count);
+    if (count > 1) chapter.sourceKey = `${chapter.sourceKey}#${count}`;
+  }
+  return kept.length > 0 ? kept : chapters.slice(0, 1);
+}
+
+/** The whole work as one body (see {@link ParsedStory.text}); the chapters are sanitized already, the titles escaped. */
+export function wholeText(chapters: readonly ParsedChapter[]): StoryText {
+  const single = chapters.length === 1 && chapters[0]?.title === '';
+  const parts = chapters.map((chapter) => [chapter.title === '' || single ? '' : `<h2>${escapeHtml(chapter.title)}</h2>`, chapter.text.contentHtml ?? ''].filter((part) => part !== '').join('\n'));
+  const contentHtml = parts.filter((part) => part !== '').join('\n');
+  if (contentHtml === '') return { contentHtml: null, contentPlain: null, wordCount: 0 };
+  return { contentHtml, contentPlain: plainTextOf(contentHtml).contentPlain, wordCount: chapters.reduce((sum, chapter) => sum + chapter.text.wordCount, 0) };
+}
+
 function finish({ raw, notes }: ReadFile, name: string): ParsedStory {
-  const { html, ...metadata } = raw;
+  const { chapters: rawChapters, notes: rawNotes = [], ...metadata } = raw;
   const fallback = path.basename(name, path.extname(name)).trim() || 'Untitled';
-  return { ...metadata, title: raw.title ?? fallback, text: deriveStoryText(html), ...(notes.length > 0 ? { notes } : {}) };
+  const chapters = parsedChapters(rawChapters);
+  const allNotes = [...notes, ...rawNotes];
+  return { ...metadata, title: raw.title ?? fallback, chapters, text: wholeText(chapters), ...(allNotes.length > 0 ? { notes: allNotes } : {}) };
 }
 
 function failure(file: string, error: unknown): ParseResult {

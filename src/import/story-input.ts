@@ -22,11 +22,11 @@ function nameChoice(raw: string | undefined): StoryInput['author'] {
   return name === '' ? undefined : { name };
 }
 
-function tagNamesOf(raw: readonly string[] | undefined): string[] | undefined {
+function tagNamesOf(raw: ParsedStory['tags']): string[] | undefined {
   if (raw === undefined) return undefined;
   const names = new Set<string>();
   for (const tag of raw) {
-    const name = cut(storedTagName(tag), TAG_NAME_MAX);
+    const name = cut(storedTagName(tag.name), TAG_NAME_MAX);
     if (name !== '' && names.size < STORY_TAG_NAMES_MAX) names.add(name);
   }
   return [...names];
@@ -46,8 +46,8 @@ export function acceptedSourceUrl(raw: string | undefined): string | undefined {
 /** The story input for a parsed file; its `title` is never blank. */
 export function storyInputOf(story: ParsedStory): StoryInput & { title: string } {
   const title = cut(cleanName(story.title), STORY_TITLE_MAX) || 'Untitled';
-  const input: StoryInput & { title: string } = { title, author: nameChoice(story.authorName), series: nameChoice(story.seriesName), text: story.text };
-  const tagNames = tagNamesOf(story.tagNames);
+  const input: StoryInput & { title: string } = { title, author: nameChoice(story.authorNames?.[0]), series: nameChoice(story.seriesName), text: story.text };
+  const tagNames = tagNamesOf(story.tags);
   if (tagNames !== undefined) input.tagNames = tagNames;
   if (story.summary !== undefined) input.summary = story.summary;
   const sourceUrl = acceptedSourceUrl(story.sourceUrl);

@@ -5,14 +5,14 @@
  */
 import { parseHTML } from 'linkedom';
 import { splitFrontMatter } from './front-matter.js';
-import { escapeHtml, squeeze, type RawStory } from './raw-story.js';
+import { escapeHtml, singleChapter, squeeze, type RawStory } from './raw-story.js';
 
 /** An HTML page: its `<title>` (else first `<h1>`) and its body; the sanitizer keeps what the policy allows. */
 export function parseHtmlFile(html: string): RawStory {
   const { document } = parseHTML(html);
   const title = squeeze(document.title) ?? squeeze(document.querySelector('title')?.textContent) ?? squeeze(document.querySelector('h1')?.textContent);
   const body = document.body?.innerHTML;
-  return { ...(title === undefined ? {} : { title }), html: body !== undefined && body.trim() !== '' ? body : html };
+  return { ...(title === undefined ? {} : { title }), chapters: singleChapter(body !== undefined && body.trim() !== '' ? body : html) };
 }
 
 /** Paragraphs of text split by blank lines; a single line break inside one is kept as `<br>`. */
@@ -28,7 +28,7 @@ export function textToHtml(text: string): string {
 
 /** A plain-text file: paragraphs, no title of its own. */
 export function parseTextFile(text: string): RawStory {
-  return { html: textToHtml(text) };
+  return { chapters: singleChapter(textToHtml(text)) };
 }
 
 const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/;
@@ -80,5 +80,5 @@ export function parseMarkdownFile(markdown: string): RawStory {
     }
   }
   flush();
-  return { ...(title === undefined ? {} : { title }), ...(authorName === undefined ? {} : { authorName }), html: blocks.join('\n') };
+  return { ...(title === undefined ? {} : { title }), ...(authorName === undefined ? {} : { authorNames: [authorName] }), chapters: singleChapter(blocks.join('\n')) };
 }

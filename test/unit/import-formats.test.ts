@@ -37,8 +37,15 @@ t.test('EPUB 3: a collection with its position is the series and volume; a URL i
   );
   const story = await parseEpub(book);
   t.match(story, { title: 'Collected', seriesName: 'The Saga', volume: 3, sourceUrl: 'https://archive.example/works/42' });
-  t.equal(story.authorName, undefined);
-  t.equal(story.html, '<h2>Prologue</h2>\n<p>Start.</p>\n<p>No heading, same title as the book.</p>', 'spine order, an escaped href resolved');
+  t.equal(story.authorNames, undefined);
+  t.same(
+    story.chapters,
+    [
+      { title: 'Prologue', html: '<p>Start.</p>' },
+      { title: '', html: '<p>No heading, same title as the book.</p>' },
+    ],
+    'spine order, an escaped href resolved; a document title that is the book title is no chapter title',
+  );
 });
 
 t.test('EPUB errors say what is missing', async (t) => {
@@ -48,14 +55,14 @@ t.test('EPUB errors say what is missing', async (t) => {
 });
 
 t.test('HTML, text and Markdown parsing', async (t) => {
-  t.same(parseHtmlFile('<p>No title here</p>'), { html: '<p>No title here</p>' });
+  t.same(parseHtmlFile('<p>No title here</p>'), { chapters: [{ title: '', html: '<p>No title here</p>' }] });
   t.equal(parseHtmlFile('<html><head><title>  Spaced\n title </title></head><body><p>x</p></body></html>').title, 'Spaced title');
-  t.equal(parseTextFile('a\r\nb\r\n\r\n\r\nc').html, '<p>a<br>b</p>\n<p>c</p>', 'CRLF, several blank lines');
-  t.same(parseTextFile('   \n\n  '), { html: '' });
+  t.equal(parseTextFile('a\r\nb\r\n\r\n\r\nc').chapters[0]?.html, '<p>a<br>b</p>\n<p>c</p>', 'CRLF, several blank lines');
+  t.same(parseTextFile('   \n\n  '), { chapters: [{ title: '', html: '' }] });
   const md = parseMarkdownFile('Intro before the title\n\n# The *Title* #\n\n### Small\n\n_a_ and __b__ and 2 * 3 * 4 <b>x</b>\n\n####### not a heading');
   t.equal(md.title, 'The *Title*', 'the heading text as written');
   t.equal(
-    md.html,
+    md.chapters[0]?.html,
     '<p>Intro before the title</p>\n<h1>The <em>Title</em></h1>\n<h3>Small</h3>\n<p><em>a</em> and <strong>b</strong> and 2 * 3 * 4 &lt;b&gt;x&lt;/b&gt;</p>\n<p>####### not a heading</p>',
   );
 });
@@ -63,11 +70,12 @@ t.test('HTML, text and Markdown parsing', async (t) => {
 t.test('parsed metadata is fitted to the story rules rather than refused', async (t) => {
   const input = storyInputOf({
     title: `  ${'T'.repeat(300)}  `,
-    authorName: '   ',
+    authorNames: ['   '],
     seriesName: 'S'.repeat(300),
-    tagNames: ['Fluff', 'fluff', '  ', 'x'.repeat(150), ...Array.from({ length: 120 }, (_, index) => `tag ${index}`)],
+    tags: ['Fluff', 'fluff', '  ', 'x'.repeat(150), ...Array.from({ length: 120 }, (_, index) => `tag ${index}`)].map((name) => ({ name })),
     sourceUrl: 'javascript:alert(1)',
     volume: 2,
+    chapters: [{ title: '', text: deriveStoryText('<p>x</p>') }],
     text: deriveStoryText('<p>x</p>'),
   });
   t.equal(input.title.length, 255);
@@ -91,18 +99,18 @@ t.test('a backslash in an entry name refuses the whole book, as docs/decisions.m
 
 t.test('a pandoc metadata block: the YAML shapes of title, author and date; anything else is text', async (t) => {
   const cases: [string, Record<string, unknown>][] = [
-    ['---\ntitle: "Quoted \\"T\\" \\u00e9"\nauthor: Jane Doe # a comment\ndate: 2024-01-02\n---\nBody', { title: 'Quoted "T" é', authorName: 'Jane Doe', html: '<p class="date">2024-01-02</p>\n<p>Body</p>' }],
-    ["---\ntitle: >\n  Folded\n  title\nauthor: [ \"Doe, Jane\", Bob ]\n---\nBody", { title: 'Folded title', authorName: 'Doe, Jane', html: '<p>Body</p>' }],
-    ["---\nauthor:\n  - name: Ann\n    affiliation: X\n  - Bob\ntitle: It''s\n  continued\n---\n# H1\n\ntext", { title: "It''s continued", authorName: 'Ann' }],
-    ["---\ntitle: 'It''s'\nauthor:\n- affiliation: X\n  name: Later\n...\nx", { title: "It's", authorName: 'Later', html: '<p>x</p>' }],
-    ['---\nauthor:\n  name: Mapped\n---\n# Heading title\n\nx', { title: 'Heading title', authorName: 'Mapped' }],
+    ['---\ntitle: "Quoted \\"T\\" \\u00e9"\nauthor: Jane Doe # a comment\ndate: 2024-01-02\n---\nBody', { title: 'Quoted "T" é', authorNames: ['Jane Doe'], chapters: [{ title: '', html: '<p class="date">2024-01-02</p>\n<p>Body</p>' }] }],
+    ["---\ntitle: >\n  Folded\n  title\nauthor: [ \"Doe, Jane\", Bob ]\n---\nBody", { title: 'Folded title', authorNames: ['Doe, Jane'], chapters: [{ title: '', html: '<p>Body</p>' }] }],
+    ["---\nauthor:\n  - name: Ann\n    affiliation: X\n  - Bob\ntitle: It''s\n  continued\n---\n# H1\n\ntext", { title: "It''s continued", authorNames: ['Ann'] }],
+    ["---\ntitle: 'It''s'\nauthor:\n- affiliation: X\n  name: Later\n...\nx", { title: "It's", authorNames: ['Later'], chapters: [{ title: '', html: '<p>x</p>' }] }],
+    ['---\nauthor:\n  name: Mapped\n---\n# Heading title\n\nx', { title: 'Heading title', authorNames: ['Mapped'] }],
   ];
   for (const [markdown, expected] of cases) t.match(parseMarkdownFile(markdown), expected, markdown);
-  t.same(parseMarkdownFile('---\n\ntitle: no\n---\ntext'), { html: '<p>---</p>\n<p>title: no<br>---<br>text</p>' }, 'a blank line after --- (pandoc: no block)');
-  t.same(parseMarkdownFile('---\ntitle: never closed\ntext'), { html: '<p>---<br>title: never closed<br>text</p>' });
+  t.same(parseMarkdownFile('---\n\ntitle: no\n---\ntext'), { chapters: [{ title: '', html: '<p>---</p>\n<p>title: no<br>---<br>text</p>' }] }, 'a blank line after --- (pandoc: no block)');
+  t.same(parseMarkdownFile('---\ntitle: never closed\ntext'), { chapters: [{ title: '', html: '<p>---<br>title: never closed<br>text</p>' }] });
   t.same(
     parseMarkdownFile('---\nThe storm came in at dusk.\nNobody slept.\n---\n\nMorning.'),
-    { html: '<p>---<br>The storm came in at dusk.<br>Nobody slept.<br>---</p>\n<p>Morning.</p>' },
+    { chapters: [{ title: '', html: '<p>---<br>The storm came in at dusk.<br>Nobody slept.<br>---</p>\n<p>Morning.</p>' }] },
     'prose between two rules is no block: its text is kept, not dropped as metadata',
   );
   const long = `---\ntitle: long\n${'x: y\n'.repeat(1000)}---\ntext`;
