@@ -37,6 +37,16 @@ const SEARCH_WORKERS_MAX = 16;
 const DEFAULT_SEARCH_QUEUE_MAX = 64;
 const SEARCH_QUEUE_MAX_MAX = 10_000;
 
+/**
+ * Two seconds between two requests to one site: the Archive of Our Own answers 429 to readers
+ * that go faster for long (docs/decisions.md, "Sources").
+ */
+const DEFAULT_SOURCE_REQUEST_DELAY_MS = 2000;
+/** Web serials run to a few thousand chapters; 3,000 takes the long ones, not an endless list. */
+const DEFAULT_SOURCE_MAX_CHAPTERS = 3000;
+/** A 32 MiB entire-work page at 2.2 Mbit/s; a site slower than that is stopped. */
+const DEFAULT_SOURCE_PAGE_TIMEOUT_S = 120;
+
 export interface TypesenseConfig {
   readonly urls: readonly string[];
   readonly apiKey: string;
@@ -91,6 +101,12 @@ export interface Config {
   readonly importAllowHosts: ImportAllowList;
   /** `NODE_ENV=development`: the pages' templates are read again on every request instead of cached. */
   readonly development: boolean;
+  /** `SOURCE_REQUEST_DELAY_MS`: the pause between two requests to one site (docs/decisions.md, "Sources"). */
+  readonly sourceRequestDelayMs: number;
+  /** `SOURCE_MAX_CHAPTERS`: a work with more chapters is not imported. */
+  readonly sourceMaxChapters: number;
+  /** `SOURCE_PAGE_TIMEOUT_SECONDS`, in ms: one source page's fetch in all (redirects and body). */
+  readonly sourcePageTimeoutMs: number;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -165,6 +181,13 @@ export function loadConfig(env: Env = process.env): Config {
   const trustProxy = parseTrustProxy(value('TRUST_PROXY') ?? 'false');
   const authProxy = parseAuthProxy(value('AUTH_PROXY_HEADER'), trustProxy, problems);
 
+  const sourceRequestDelayMs = parseRange(value('SOURCE_REQUEST_DELAY_MS') ?? String(DEFAULT_SOURCE_REQUEST_DELAY_MS), 0, 600_000);
+  if (sourceRequestDelayMs === undefined) problems.push(`SOURCE_REQUEST_DELAY_MS must be an integer from 0 to 600000, got "${env.SOURCE_REQUEST_DELAY_MS}"`);
+  const sourceMaxChapters = parseRange(value('SOURCE_MAX_CHAPTERS') ?? String(DEFAULT_SOURCE_MAX_CHAPTERS), 1, 100_000);
+  if (sourceMaxChapters === undefined) problems.push(`SOURCE_MAX_CHAPTERS must be an integer from 1 to 100000, got "${env.SOURCE_MAX_CHAPTERS}"`);
+  const sourcePageTimeoutS = parseSeconds(value('SOURCE_PAGE_TIMEOUT_SECONDS') ?? String(DEFAULT_SOURCE_PAGE_TIMEOUT_S));
+  if (sourcePageTimeoutS === undefined) problems.push(`SOURCE_PAGE_TIMEOUT_SECONDS must be an integer from 1 to 3600, got "${env.SOURCE_PAGE_TIMEOUT_SECONDS}"`);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -185,7 +208,17 @@ export function loadConfig(env: Env = process.env): Config {
     searchQueueMax: searchQueueMax as number,
     importAllowHosts: importAllow.allow,
     development: value('NODE_ENV') === 'development',
+    sourceRequestDelayMs: sourceRequestDelayMs as number,
+    sourceMaxChapters: sourceMaxChapters as number,
+    sourcePageTimeoutMs: (sourcePageTimeoutS as number) * 1000,
   });
+}
+
+/** A whole number from `min` to `max`. */
+function parseRange(raw: string, min: number, max: number): number | undefined {
+  if (!/^\d{1,9}$/.test(raw)) return undefined;
+  const number = Number(raw);
+  return number >= min && number <= max ? number : undefined;
 }
 
 /** A whole number from 0 to `max`. */

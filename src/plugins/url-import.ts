@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { ExtractPool } from '../import/url/extract-pool.js';
+import { SiteQueue } from '../import/url/site-queue.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
 import type { UrlImportDeps } from '../import/url/service.js';
 
@@ -12,14 +13,24 @@ declare module 'fastify' {
 
 /**
  * The URL import's shared parts: one bounded pool of extraction workers per app (started on the
- * first import, terminated when the app closes) and one lock per imported URL, used by the API
- * route and the web form alike.
+ * first import, terminated when the app closes), one lock per imported URL and one queue per
+ * site (the politeness of every fetch: docs/decisions.md, "Sources"), used by the API route, the
+ * web form and the source refreshes alike.
  */
 export const urlImportPlugin = fp(
   async (app) => {
     const pool = new ExtractPool({ onThreadError: (error) => app.log.warn({ err: error }, 'a URL import extraction thread died; the next import starts another') });
     app.addHook('onClose', async () => pool.close());
-    app.decorate('urlImports', { db: app.db, images: app.images, pool, allow: app.config.importAllowHosts, locks: new KeyedLock() });
+    app.decorate('urlImports', {
+      db: app.db,
+      images: app.images,
+      pool,
+      allow: app.config.importAllowHosts,
+      locks: new KeyedLock(),
+      queue: new SiteQueue({ delayMs: app.config.sourceRequestDelayMs }),
+      maxChapters: app.config.sourceMaxChapters,
+      sourcePageTimeoutMs: app.config.sourcePageTimeoutMs,
+    });
   },
   { name: 'storyshelf-url-import', fastify: '5.x', dependencies: ['storyshelf-db', 'storyshelf-images'] },
 );

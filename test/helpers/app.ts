@@ -69,7 +69,8 @@ export function tempDataDir(t: Test): string {
  */
 export async function buildTestApp(t: Test, env: Record<string, string> = {}, logger: BuildOptions['logger'] = false): Promise<TestContext> {
   const dataDir = env.DATA_DIR ?? tempDataDir(t);
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...(await passwordEnv(dataDir, env)), DATA_DIR: dataDir });
+  // No pause between requests to one site: every fixture site is 127.0.0.1 (docs/decisions.md, "Sources").
+  const config = loadConfig({ LOG_LEVEL: 'silent', SOURCE_REQUEST_DELAY_MS: '0', ...(await passwordEnv(dataDir, env)), DATA_DIR: dataDir });
   const app = await buildApp(config, { logger });
   t.teardown(() => app.close());
 

@@ -80,3 +80,15 @@ t.test('search threads and their queue', async (t) => {
     t.match(problems, [new RegExp(Object.keys(env)[0] as string)], `refused: ${JSON.stringify(env)}`);
   }
 });
+
+t.test('sources: the pause between requests to a site, the chapter bound, the page time', async (t) => {
+  const defaults = loadConfig({});
+  t.equal(defaults.sourceRequestDelayMs, 2000, 'two seconds: the Archive of Our Own asks for no more');
+  t.equal(defaults.sourceMaxChapters, 3000);
+  t.equal(defaults.sourcePageTimeoutMs, 120_000);
+  const set = loadConfig({ SOURCE_REQUEST_DELAY_MS: '0', SOURCE_MAX_CHAPTERS: '10', SOURCE_PAGE_TIMEOUT_SECONDS: '5' });
+  t.same([set.sourceRequestDelayMs, set.sourceMaxChapters, set.sourcePageTimeoutMs], [0, 10, 5000]);
+  for (const env of [{ SOURCE_REQUEST_DELAY_MS: '-1' }, { SOURCE_REQUEST_DELAY_MS: '600001' }, { SOURCE_MAX_CHAPTERS: '0' }, { SOURCE_MAX_CHAPTERS: 'many' }, { SOURCE_PAGE_TIMEOUT_SECONDS: '0' }]) {
+    t.throws(() => loadConfig(env), new RegExp(Object.keys(env)[0] as string), `refused: ${JSON.stringify(env)}`);
+  }
+});

@@ -47,3 +47,44 @@ export function tooManyRedirects(limit: number): HttpError {
 export function importsBusy(): HttpError {
   return new HttpError(503, 'Too many imports are running; try again in a moment');
 }
+
+/**
+ * The site answered an error status. Still the 502 the client sees, with what the politeness
+ * needs (docs/decisions.md, "Sources"): the status, and how long the site asked us to wait
+ * (`Retry-After` of a 429 or 503) in milliseconds.
+ */
+export class UpstreamStatus extends HttpError {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(502, 'The page could not be fetched', { url: `answered HTTP ${status}` });
+  }
+}
+
+/** The site asked us to wait longer than a request may (429 or 503 with a long `Retry-After`). */
+export function siteAsksToWait(seconds: number): HttpError {
+  return new HttpError(503, 'The site asks us to slow down; try again later', { url: `the site asked for a pause of ${seconds} s` });
+}
+
+/** A request waited for its turn at the site longer than it may. */
+export function siteQueueTimedOut(seconds: number): HttpError {
+  return new HttpError(503, 'Too many requests to this site are waiting; try again later', { url: `did not get its turn at the site within ${seconds} s` });
+}
+
+/** An otwarchive work visible only to the archive's logged-in users. */
+export function restrictedWork(host: string): HttpError {
+  return new HttpError(422, 'This work is only visible to logged-in users of its archive', {
+    url: `${host} shows this work only to its logged-in users; Storyshelf does not log in, so it cannot be imported`,
+  });
+}
+
+/** A work with more chapters than `SOURCE_MAX_CHAPTERS`. */
+export function tooManyChapters(chapters: number, limit: number): HttpError {
+  return new HttpError(422, 'The work has too many chapters to import', { url: `has ${chapters} chapters; at most ${limit} are imported (SOURCE_MAX_CHAPTERS)` });
+}
+
+/** A series with more works (or pages) than allowed, or a page that does not lead anywhere. */
+export function sourceUnreadable(reason: string): HttpError {
+  return new HttpError(422, 'The source could not be read', { url: reason });
+}

@@ -16,12 +16,15 @@ import zlib from 'node:zlib';
 import { HttpError } from '../../errors.js';
 import type { ImportAllowList } from '../../lib/allow-hosts.js';
 import { agentFor, asBlocked } from './destination.js';
-import { tooManyRedirects, upstreamFailed } from './errors.js';
+import { tooManyRedirects, upstreamFailed, UpstreamStatus } from './errors.js';
 
 export const MAX_REDIRECTS = 5;
 
 /** A current desktop browser's: some sites answer 403 to anything that looks like a bot. */
-const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+export const BROWSER_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+
+/** A longer `Retry-After` than this is taken as this: the politeness caps every pause it keeps. */
+const RETRY_AFTER_MAX_MS = 24 * 60 * 60 * 1000;
 
 export interface FetchOptions {
   allow: ImportAllowList;
@@ -35,6 +38,8 @@ export interface FetchOptions {
   tooLarge: () => Error;
   /** Aborts the whole fetch (the caller's deadline). */
   signal: AbortSignal;
+  /** The `User-Agent`; a browser's unless given (sources are fetched naming Storyshelf). */
+  userAgent?: string;
 }
 
 export interface Fetched {
@@ -60,7 +65,7 @@ function requestOnce(url: URL, options: FetchOptions): Promise<IncomingMessage> 
       agent: agentFor(url, options.allow),
       signal: options.signal,
       headers: {
-        'User-Agent': USER_AGENT,
+        'User-Agent': options.userAgent ?? BROWSER_USER_AGENT,
         Accept: options.accept,
         'Accept-Language': 'en-US,en;q=0.8,*;q=0.5',
         'Accept-Encoding': 'gzip, deflate, br',
@@ -133,10 +138,19 @@ async function readBody(response: IncomingMessage, options: FetchOptions): Promi
   return Buffer.concat(chunks);
 }
 
+/** `Retry-After` (seconds, or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (/^\d{1,10}$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_MAX_MS);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - now), RETRY_AFTER_MAX_MS);
+}
+
 /**
  * GETs `start`, following redirects, and returns the final URL, the body and its type. Throws
  * the import's errors: 403 (a hop to a refused address, before connecting), 502 (an error
- * status, too many redirects, a redirect to another scheme, a connection failure), what
+ * status, as {@link UpstreamStatus}; too many redirects, a redirect to another scheme, a connection failure), what
  * `checkType` and `tooLarge` throw, and the signal's abort error.
  */
 export async function fetchResource(start: URL, options: FetchOptions): Promise<Fetched> {
@@ -167,7 +181,7 @@ export async function fetchResource(start: URL, options: FetchOptions): Promise<
     }
     if (status < 200 || status >= 300) {
       response.destroy();
-      throw upstreamFailed(`answered HTTP ${status}`);
+      throw new UpstreamStatus(status, retryAfterMs(response.headers['retry-after']));
     }
     const { mediaType, charset } = parseContentType(response.headers['content-type']);
     try {

@@ -14,26 +14,19 @@ import type { KeyedLock } from '../../lib/keyed-lock.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
 import { addStory, changeStory } from '../../stories/service.js';
 import { URL_MAX } from '../../schemas/common.js';
-import type { ImportAllowList } from '../../lib/allow-hosts.js';
-import { noArticle, notHtml, pageTooLarge, upstreamTimedOut } from './errors.js';
-import type { ExtractPool } from './extract-pool.js';
-import { fetchResource, isHttpUrl } from './fetch.js';
+import { noArticle } from './errors.js';
+import { isHttpUrl } from './fetch.js';
+import { fetchPage, type SourceReadDeps } from './source.js';
 import { downloadImages, placeImages } from './images.js';
 
-/** 10 MiB of HTML (after decompression) is far more than any story page; beyond is refused. */
-export const MAX_PAGE_BYTES = 10 * 1024 * 1024;
-/** The page's fetch, redirects and body included. */
-export const PAGE_TIMEOUT_MS = 15_000;
 /** At most this many images of a story are downloaded; the rest are dropped. */
 export const MAX_IMAGES = 50;
 /** A summary is a teaser, not a copy of the text. */
 const SUMMARY_MAX = 1000;
 
-export interface UrlImportDeps {
+export interface UrlImportDeps extends SourceReadDeps {
   db: Db;
   images: ImageStore;
-  pool: ExtractPool;
-  allow: ImportAllowList;
   /** One import per final URL at a time, per app: "is it a duplicate?" and the write never interleave. */
   locks: KeyedLock;
 }
@@ -80,26 +73,6 @@ function cut(text: string | null, max: number): string | null {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** Fetches the page: 415 when it is not HTML, 422 over {@link MAX_PAGE_BYTES}, 504 past the deadline. */
-async function fetchPage(url: URL, allow: ImportAllowList) {
-  const signal = AbortSignal.timeout(PAGE_TIMEOUT_MS);
-  try {
-    return await fetchResource(url, {
-      allow,
-      accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
-      checkType: (type) => {
-        if (type !== 'text/html' && type !== 'application/xhtml+xml') throw notHtml(type);
-      },
-      maxBytes: MAX_PAGE_BYTES,
-      tooLarge: () => pageTooLarge(MAX_PAGE_BYTES),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw upstreamTimedOut(PAGE_TIMEOUT_MS / 1000);
-    throw error;
-  }
-}
-
 /**
  * Imports the story at `rawUrl`. A story whose `sourceUrl` is the same normalised URL (before or
  * after redirects) is a 409 naming it, unless `update` is set: then that story is updated from
@@ -110,7 +83,7 @@ export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update:
   const earlier = findBySourceUrl(deps.db, requested.href);
   if (earlier !== undefined && !update) throw duplicate(earlier);
 
-  const page = await fetchPage(requested, deps.allow);
+  const page = await fetchPage(deps, requested, 'page');
   const finalUrl = normaliseImportUrl(page.url.href).href;
   if (finalUrl.length > URL_MAX) throw new BadRequest('Validation failed', { url: `leads to an address longer than ${URL_MAX} characters` });
   const extracted = await deps.pool.extract(page.body, page.charset, finalUrl, MAX_IMAGES);
