@@ -15,22 +15,26 @@ export const SEARCH_FILTER_VALUES_MAX = 100;
 /** Per value; a comma-separated value holds several names. */
 export const SEARCH_FILTER_VALUE_MAX = 1000;
 /** Repeated keys (`tags=a&tags=b`) or one comma-separated value (`tags=a,b`), or both. */
-const NameList = Type.Array(Type.String({ maxLength: SEARCH_FILTER_VALUE_MAX }), { maxItems: SEARCH_FILTER_VALUES_MAX });
+export const SearchNameList = Type.Array(Type.String({ maxLength: SEARCH_FILTER_VALUE_MAX }), { maxItems: SEARCH_FILTER_VALUES_MAX });
 
 export const STORY_SEARCH_SORT_KEYS = ['relevance', 'createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName'] as const;
 export type StorySearchSortKey = (typeof STORY_SEARCH_SORT_KEYS)[number];
+/** `sortBy` of a story search (also a smart shelf's saved search: src/schemas/shelf.ts). */
+export const StorySearchSort = Type.Unsafe<StorySearchSortKey>(
+  Type.String({ enum: [...STORY_SEARCH_SORT_KEYS], description: `One of ${STORY_SEARCH_SORT_KEYS.join(', ')}` }),
+);
+/** `sortDir` of a story search: asc or desc in any letter case. */
+export const SearchSortDir = SortDir;
 
 export const StorySearchQuery = Type.Object({
   query: Type.String({ description: 'Search text; "*" or blank matches every story. Operators are taken as plain words.' }),
   page: Page,
   size: Size,
-  authors: Type.Optional(NameList),
-  tags: Type.Optional(NameList),
+  authors: Type.Optional(SearchNameList),
+  tags: Type.Optional(SearchNameList),
   minRating: Type.Optional(Rating),
   maxRating: Type.Optional(Rating),
-  sortBy: Type.Optional(
-    Type.Unsafe<StorySearchSortKey>(Type.String({ enum: [...STORY_SEARCH_SORT_KEYS], description: `One of ${STORY_SEARCH_SORT_KEYS.join(', ')}` })),
-  ),
+  sortBy: Type.Optional(StorySearchSort),
   sortDir: Type.Optional(SortDir),
   facets: Type.Optional(
     Type.Boolean({ description: 'true: add author, tag and rating counts over every matching story (top 20 of each)' }),

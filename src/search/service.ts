@@ -5,7 +5,7 @@
  * results").
  */
 import { performance } from 'node:perf_hooks';
-import { BadRequest, invalidField } from '../errors.js';
+import { BadRequest } from '../errors.js';
 import { pageWindow, sortDirection } from '../lib/pagination.js';
 import {
   SEARCH_FILTER_VALUES_MAX,
@@ -27,15 +27,22 @@ export function nameList(values: readonly string[] | undefined): string[] | unde
   return names.length === 0 ? undefined : names;
 }
 
+/** The filters of a story search as the query string (or a smart shelf's saved search) gives them. */
+export type StorySearchFilters = Pick<StorySearchQuery, 'authors' | 'tags' | 'minRating' | 'maxRating'>;
+
 /**
- * The `authors` and `tags` filters as name lists, each at most {@link SEARCH_FILTER_VALUES_MAX}
- * names after splitting: the schema bounds the values (100 of up to 1,000 characters), but commas
- * inside them could still make ~50,000 names, each a key to fold and look up. One 400 names
- * every field over the bound.
+ * The filter rules a schema cannot say, one 400 naming every offending field: `minRating` not
+ * above `maxRating`, and the `authors` and `tags` filters at most {@link SEARCH_FILTER_VALUES_MAX}
+ * names each after splitting (the schema bounds the values, 100 of up to 1,000 characters, but
+ * commas inside them could still make ~50,000 names, each a key to fold and look up). Returns the
+ * name lists. Smart shelves check their saved search with it too (src/shelves/service.ts).
  */
-function filterNames(query: StorySearchQuery): { authors?: string[]; tags?: string[] } {
-  const lists = { authors: nameList(query.authors), tags: nameList(query.tags) };
+export function checkedSearchFilters(query: StorySearchFilters): { authors?: string[]; tags?: string[] } {
   const details: Record<string, string> = {};
+  if (query.minRating !== undefined && query.maxRating !== undefined && query.minRating > query.maxRating) {
+    details.minRating = 'must not be greater than maxRating';
+  }
+  const lists = { authors: nameList(query.authors), tags: nameList(query.tags) };
   for (const [field, names] of Object.entries(lists)) {
     if (names !== undefined && names.length > SEARCH_FILTER_VALUES_MAX) details[field] = `must name at most ${SEARCH_FILTER_VALUES_MAX} ${field} in all`;
   }
@@ -71,10 +78,7 @@ export async function answerStorySearch(engine: SearchEngine, query: StorySearch
   const started = performance.now();
   // Both engines compute page * size: a page too far out for an exact offset is a 400 here.
   pageWindow(query);
-  if (query.minRating !== undefined && query.maxRating !== undefined && query.minRating > query.maxRating) {
-    throw invalidField('minRating', 'must not be greater than maxRating');
-  }
-  const { authors, tags } = filterNames(query);
+  const { authors, tags } = checkedSearchFilters(query);
   const result = await engine.searchStories(
     storySearchRequest({
       query: query.query,
