@@ -14,6 +14,7 @@ import { urlImportRoutes } from './import/url/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
+import { shelfRoutes } from './shelves/routes.js';
 import { storyRoutes } from './stories/routes.js';
 import { tagRoutes } from './tags/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
@@ -34,6 +35,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(authorRoutes);
     await protectedScope.register(tagRoutes);
     await protectedScope.register(seriesRoutes);
+    await protectedScope.register(shelfRoutes);
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
     await protectedScope.register(urlImportRoutes);

@@ -460,14 +460,15 @@ export const apiTokens = sqliteTable(
  * may be saved under, by KOReader's MD5 of the file name (docs/decisions.md, "KOReader sync"):
  * the bytes depend only on the book's contents, so a hash names one version of one book, and
  * `spine` says which story each of its content documents holds. Kept while the story, series or
- * tag exists (triggers delete them with it), bounded per book.
+ * tag exists (triggers delete them with it) or the shelf does (its delete does: `kind` is a text
+ * column without a CHECK, so 'shelf' needed no migration), bounded per book.
  */
 export const epubRenditions = sqliteTable(
   'epub_renditions',
   {
     hash: text('hash').primaryKey(),
-    kind: text('kind', { enum: ['story', 'series', 'tag', 'search'] }).notNull(),
-    /** The story, series or tag id, or the search query. */
+    kind: text('kind', { enum: ['story', 'series', 'tag', 'search', 'shelf'] }).notNull(),
+    /** The story, series, tag or shelf id, or the search query. */
     entityKey: text('entity_key').notNull(),
     /**
      * Rows made before `texts`: the `updatedAt` (or, for a book of several stories, a digest of

@@ -22,7 +22,7 @@ type BookKind = RenditionRow['kind'];
  * or tag book changes with any of its stories and holds up to 200 of them, so its rows are
  * larger and fewer are kept; a search book is made again for every query.
  */
-export const RENDITIONS_PER_BOOK: Readonly<Record<BookKind, number>> = { story: 1000, series: 200, tag: 200, search: 20 };
+export const RENDITIONS_PER_BOOK: Readonly<Record<BookKind, number>> = { story: 1000, series: 200, tag: 200, search: 20, shelf: 200 };
 /** Search-book rows kept overall: queries are not bounded by the library. */
 export const SEARCH_RENDITIONS_KEPT = 10_000;
 

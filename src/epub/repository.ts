@@ -182,3 +182,8 @@ export function modifiedOfContents(db: DbOrTx, kind: RenditionRow['kind'], entit
 export function findRendition(db: DbOrTx, hash: string): RenditionRow | undefined {
   return db.select().from(epubRenditions).where(eq(epubRenditions.hash, hash)).get();
 }
+
+/** Deletes every record of one book: a shelf's when the shelf goes (stories, series and tags have triggers for it). */
+export function deleteBookRenditions(tx: Tx, kind: RenditionRow['kind'], entityKey: string): number {
+  return tx.delete(epubRenditions).where(and(eq(epubRenditions.kind, kind), eq(epubRenditions.entityKey, entityKey))).run().changes;
+}

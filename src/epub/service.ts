@@ -240,24 +240,40 @@ function bounded(ids: string[]): string[] {
   return ids;
 }
 
+/** A book of several stories: what it is, its title and description, and its story ids in order. */
+export interface Collection {
+  kind: Exclude<BookKind, 'story' | 'search'>;
+  /** The series, tag or shelf: its id is the book's uuid and its rendition key. */
+  id: string;
+  title: string;
+  description: string | null;
+  /** The collection's own `updatedAt`, a floor for the book's stamp. */
+  updatedAt: string;
+  /** In the book's order; more than {@link MAX_BOOK_STORIES} is a 413. */
+  storyIds: string[];
+}
+
+/** A series, a tag or a shelf as one book (src/shelves/epub.ts makes shelves' through it). */
+export async function collectionEpub(deps: EpubDeps, collection: Collection): Promise<EpubFile> {
+  const stories = loadBookStories(deps.db, bounded(collection.storyIds));
+  const meta = collectionMeta(collection.id, collection.title, collection.description, collection.updatedAt, stories);
+  return makeBook(deps, { kind: collection.kind, entityKey: collection.id, meta, stories, downloadTitle: meta.title });
+}
+
 /** A series as one book, its stories in volume order. */
 export async function seriesEpub(deps: EpubDeps, id: string): Promise<EpubFile> {
-  const { db } = deps;
-  const row = findSeriesById(db, id);
+  const row = findSeriesById(deps.db, id);
   if (row === undefined) throw seriesNotFound(id);
-  const stories = loadBookStories(db, bounded(seriesStoryIds(db, id, MAX_BOOK_STORIES + 1)));
-  const meta = collectionMeta(row.id, row.name, row.description, row.updatedAt, stories);
-  return makeBook(deps, { kind: 'series', entityKey: id, meta, stories, downloadTitle: meta.title });
+  const storyIds = seriesStoryIds(deps.db, id, MAX_BOOK_STORIES + 1);
+  return collectionEpub(deps, { kind: 'series', id, title: row.name, description: row.description, updatedAt: row.updatedAt, storyIds });
 }
 
 /** Every story with a tag as one book, oldest first. */
 export async function tagEpub(deps: EpubDeps, id: string): Promise<EpubFile> {
-  const { db } = deps;
-  const row = findTagById(db, id);
+  const row = findTagById(deps.db, id);
   if (row === undefined) throw tagNotFound(id);
-  const stories = loadBookStories(db, bounded(tagStoryIds(db, id, MAX_BOOK_STORIES + 1)));
-  const meta = collectionMeta(row.id, `Tag: ${row.name}`, null, row.updatedAt, stories);
-  return makeBook(deps, { kind: 'tag', entityKey: id, meta, stories, downloadTitle: meta.title });
+  const storyIds = tagStoryIds(deps.db, id, MAX_BOOK_STORIES + 1);
+  return collectionEpub(deps, { kind: 'tag', id, title: `Tag: ${row.name}`, description: null, updatedAt: row.updatedAt, storyIds });
 }
 
 /** A UUID (v4-shaped, so readers accept it) that is the same for the same search text. */

@@ -181,3 +181,17 @@ export function unlinkTags(tx: Tx, storyId: string, tagIds: readonly string[]): 
 export function findStoryIdBySourceUrl(db: DbOrTx, sourceUrl: string): string | undefined {
   return db.select({ id: stories.id }).from(stories).where(eq(stories.sourceUrl, sourceUrl)).limit(1).get()?.id;
 }
+
+/** The ids of `ids` that name no story, in the order given (one query, whatever the count). */
+export function missingStoryIds(db: DbOrTx, ids: readonly string[]): string[] {
+  if (ids.length === 0) return [];
+  const found = new Set(
+    db
+      .select({ id: stories.id })
+      .from(stories)
+      .where(inArray(stories.id, [...ids]))
+      .all()
+      .map((row) => row.id),
+  );
+  return ids.filter((id) => !found.has(id));
+}

@@ -88,6 +88,15 @@ function fieldPatch(input: StoryInput): repo.StoryPatch {
   return patch;
 }
 
+/**
+ * The columns a parsed input sets, its author and series found or created by name, inside the
+ * caller's write transaction: the bulk edit's `set` (src/bulk/service.ts), parsed once by
+ * `parseStoryBody` and applied to every story.
+ */
+export function storyPatchOf(tx: Tx, input: StoryInput): repo.StoryPatch {
+  return { ...fieldPatch(input), ...resolveLinks(tx, input) };
+}
+
 /** The earlier upload a body's `coverPath` attaches, checked and held around the write. */
 function coverAttachment(input: StoryInput): AttachedImage | undefined {
   if (input.coverPath === undefined || input.coverPath === null) return undefined;
@@ -206,9 +215,16 @@ export function setStoryTag(db: Db, id: string, tagId: string, linked: boolean):
  * another story or author still names them (docs/decisions.md, "Deleting").
  */
 export async function deleteStory(db: Db, store: ImageStore, id: string): Promise<void> {
-  await commitImageChange(db, store, {}, (tx) => {
-    const deleted = repo.deleteStory(tx, id);
-    if (deleted === undefined) throw storyNotFound(id);
-    return { result: undefined, released: [deleted.coverPath, ...inlineImagePaths(deleted.contentHtml)] };
-  });
+  await commitImageChange(db, store, {}, (tx) => ({ result: undefined, released: removeStory(tx, id) }));
+}
+
+/**
+ * {@link deleteStory}'s write inside the caller's write transaction (the bulk edit deletes many in
+ * one): 404 when there is no such story; returns the image paths the story named, for the caller's
+ * `commitImageChange` to release after the commit.
+ */
+export function removeStory(tx: Tx, id: string): Array<string | null> {
+  const deleted = repo.deleteStory(tx, id);
+  if (deleted === undefined) throw storyNotFound(id);
+  return [deleted.coverPath, ...inlineImagePaths(deleted.contentHtml)];
 }
