@@ -6,6 +6,7 @@ import { adminRoutes } from './admin/routes.js';
 import { archiveRoutes } from './archive/routes.js';
 import { authRoutes, passwordRoutes } from './auth/routes.js';
 import { authorRoutes } from './authors/routes.js';
+import { bulkRoutes } from './bulk/routes.js';
 import { epubRoutes } from './epub/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { importRoutes } from './import/routes.js';
@@ -32,6 +33,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     protectedScope.addHook('onRoute', markRequiresToken);
     await protectedScope.register(passwordRoutes);
     await protectedScope.register(storyRoutes);
+    await protectedScope.register(bulkRoutes);
     await protectedScope.register(authorRoutes);
     await protectedScope.register(tagRoutes);
     await protectedScope.register(seriesRoutes);
