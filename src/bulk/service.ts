@@ -10,12 +10,13 @@ import type { Db, Tx } from '../db/open.js';
 import { BadRequest, type ErrorDetails } from '../errors.js';
 import { commitImageChange } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
-import { nextUpdatedAt } from '../lib/clock.js';
+import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { BulkEditBody, BulkEditResult } from '../schemas/bulk.js';
 import { shelfKinds } from '../shelves/repository.js';
 import { appendToShelf, removeFromShelf, unknownStories } from '../shelves/service.js';
 import { parseStoryBody, storyBodyIssues, type StoryInput } from '../stories/input.js';
 import { findStoryStamp, linkTags, missingStoryIds, unlinkTags, updateStory, type StoryPatch } from '../stories/repository.js';
+import { applyFavourite, applyReadingStatus } from '../stories/reading-status.js';
 import { removeStory, storyPatchOf } from '../stories/service.js';
 import { findOrCreateTags, findTagByName } from '../tags/repository.js';
 import { throwIfInvalid } from '../validation.js';
@@ -78,30 +79,30 @@ interface Plan {
   removeTagIds: string[];
   /** Columns whose change is an edit of the story: `updatedAt` moves on. */
   edit: StoryPatch;
-  /** Reading status and favourite: reading is not editing, so `updatedAt` stays. */
-  reading: StoryPatch;
 }
 
 function plan(tx: Tx, body: BulkEditBody, input: StoryInput, tagNames: { add: string[]; remove: string[] }): Plan {
   const edit = storyPatchOf(tx, input);
-  const reading: StoryPatch = {};
-  if (body.set?.readingStatus !== undefined) reading.readingStatus = body.set.readingStatus;
-  if (body.set?.favourite !== undefined) reading.favourite = body.set.favourite;
   return {
     addTagIds: tagNames.add.length === 0 ? [] : findOrCreateTags(tx, tagNames.add).map((tag) => tag.id),
     removeTagIds: tagNames.remove.flatMap((name) => findTagByName(tx, name)?.id ?? []),
     edit,
-    reading,
   };
 }
 
-/** Applies the plan to one story (it exists: checked in the same transaction). */
-function editStory(tx: Tx, id: string, steps: Plan, updatedAt: string): void {
+/**
+ * Applies the plan to one story (it exists: checked in the same transaction). Reading status and
+ * favourite go through their own rules (src/stories/reading-status.ts: setting `finished` is a
+ * finish), which leave `updatedAt` alone.
+ */
+function editStory(tx: Tx, id: string, steps: Plan, set: BulkEditBody['set'], now: string): void {
   const linked = steps.addTagIds.length === 0 ? 0 : linkTags(tx, id, steps.addTagIds);
   const unlinked = steps.removeTagIds.length === 0 ? 0 : unlinkTags(tx, id, steps.removeTagIds);
-  const edited = linked + unlinked > 0 || Object.keys(steps.edit).length > 0;
-  const patch: StoryPatch = { ...steps.edit, ...steps.reading, ...(edited ? { updatedAt: nextUpdatedAt(updatedAt) } : {}) };
-  if (Object.keys(patch).length > 0) updateStory(tx, id, patch);
+  if (linked + unlinked > 0 || Object.keys(steps.edit).length > 0) {
+    updateStory(tx, id, { ...steps.edit, updatedAt: nextUpdatedAt(findStoryStamp(tx, id)!.updatedAt) });
+  }
+  if (set?.readingStatus !== undefined) applyReadingStatus(tx, id, set.readingStatus, now);
+  if (set?.favourite !== undefined) applyFavourite(tx, id, set.favourite);
 }
 
 /** The cleaned tag names of one part, as a story body's `tagNames` are cleaned. */
@@ -127,7 +128,8 @@ export async function bulkEdit(db: Db, store: ImageStore, body: BulkEditBody): P
       return { result: { message: `${ids.length} ${ids.length === 1 ? 'story' : 'stories'} deleted`, storyCount: ids.length }, released };
     }
     const steps = plan(tx, body, input, tagNames);
-    for (const id of ids) editStory(tx, id, steps, findStoryStamp(tx, id)!.updatedAt);
+    const now = nowIso();
+    for (const id of ids) editStory(tx, id, steps, body.set, now);
     for (const shelfId of body.add?.shelfIds ?? []) appendToShelf(tx, shelfId, ids, 'add.shelfIds');
     for (const shelfId of body.remove?.shelfIds ?? []) removeFromShelf(tx, shelfId, ids);
     return { result: { message: `${ids.length} ${ids.length === 1 ? 'story' : 'stories'} changed`, storyCount: ids.length }, released: [] };

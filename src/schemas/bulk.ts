@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Rating, Uuid } from './common.js';
-import { ReadingStatusSchema } from './shelf.js';
+import { ReadingStatus } from './reading-status.js';
 import { LINKED_NAME_MAX, STORY_TAG_NAMES_MAX } from './story.js';
 import { TAG_NAME_MAX } from './tag.js';
 
@@ -26,7 +26,7 @@ export const BulkEditBody = Type.Object({
     Type.Object({
       authorName: Type.Optional(Nullable(Type.String({ maxLength: LINKED_NAME_MAX }))),
       seriesName: Type.Optional(Nullable(Type.String({ maxLength: LINKED_NAME_MAX }))),
-      readingStatus: Type.Optional(Nullable(ReadingStatusSchema)),
+      readingStatus: Type.Optional(Nullable(ReadingStatus)),
       favourite: Type.Optional(Type.Boolean()),
       rating: Type.Optional(Nullable(Rating)),
     }),

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery, Paged, sortedPageQuery, Uuid } from './common.js';
+import { ReadingStatus } from './reading-status.js';
 import { StorySearchQuery } from './search.js';
 
 export const SHELF_NAME_MAX = 255;
@@ -21,11 +22,6 @@ export const SHELF_KINDS = ['manual', 'smart'] as const;
 export type ShelfKind = (typeof SHELF_KINDS)[number];
 const ShelfKindSchema = Type.Union(SHELF_KINDS.map((kind) => Type.Literal(kind)));
 
-/** A story's reading status (the `stories.reading_status` column's values). */
-export const READING_STATUSES = ['want-to-read', 'reading', 'on-hold', 'finished', 'abandoned'] as const;
-export type ReadingStatus = (typeof READING_STATUSES)[number];
-export const ReadingStatusSchema = Type.Union(READING_STATUSES.map((status) => Type.Literal(status)));
-
 /**
  * A smart shelf's saved search: the parameters of `GET /api/stories/search`, by the same names
  * and with the same schema pieces (paging and facets aside, which belong to a request, not to a
@@ -35,7 +31,7 @@ export const SmartShelfQuery = Type.Composite([
   Type.Object({ query: Type.Optional(Type.String({ maxLength: SHELF_QUERY_TEXT_MAX, description: 'Search text; absent, blank or "*" matches every story' })) }),
   Type.Pick(StorySearchQuery, ['authors', 'tags', 'minRating', 'maxRating', 'sortBy', 'sortDir']),
   Type.Object({
-    readingStatus: Type.Optional(ReadingStatusSchema),
+    readingStatus: Type.Optional(ReadingStatus),
     favourite: Type.Optional(Type.Boolean()),
   }),
 ]);

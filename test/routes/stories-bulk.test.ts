@@ -30,7 +30,7 @@ t.test('tags, shelves and fields change on every story at once', async (t) => {
     ids: [a.id, b.id, a.id],
     add: { tagNames: ['  Brand New ', 'keep'], shelfIds: [list.id] },
     remove: { tagNames: ['OLD', 'never-existed'] },
-    set: { authorName: 'Ann', seriesName: 'Saga', rating: 4, readingStatus: 'reading', favourite: true },
+    set: { authorName: 'Ann', seriesName: 'Saga', rating: 4, readingStatus: 'finished', favourite: true },
   });
   t.equal(res.statusCode, 200, res.body);
   assertMatches(t, BulkEditResult, res.json());
@@ -44,8 +44,12 @@ t.test('tags, shelves and fields change on every story at once', async (t) => {
       'added tags created (stored lowercased), removed ones gone',
     );
     t.match(changed, { authorName: 'Ann', seriesName: 'Saga', rating: 4 });
-    const row = ctx.app.db.select({ readingStatus: stories.readingStatus, favourite: stories.favourite }).from(stories).where(eq(stories.id, id)).get();
-    t.same(row, { readingStatus: 'reading', favourite: true });
+    const row = ctx.app.db
+      .select({ readingStatus: stories.readingStatus, favourite: stories.favourite, readCount: stories.readCount, finishedAt: stories.finishedAt })
+      .from(stories)
+      .where(eq(stories.id, id))
+      .get();
+    t.match(row, { readingStatus: 'finished', favourite: true, readCount: 1, finishedAt: String }, 'finished by hand is a finish, as for one story');
   }
   t.same((await story(ctx, c.id)).tags, [], 'a story not named is untouched');
   const authors = (await ctx.get('/api/authors/search?query=ann')).json().content;
