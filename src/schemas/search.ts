@@ -6,6 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AuthorDto } from './author.js';
 import { DateTime, Nullable, Rating, Uuid } from './common.js';
+import { READING_STATUSES, ReadingStatus } from './reading-status.js';
 
 const Page = Type.Integer({ minimum: 0, default: 0, description: '0-based page number' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' });
@@ -36,6 +37,8 @@ export const StorySearchQuery = Type.Object({
   maxRating: Type.Optional(Rating),
   sortBy: Type.Optional(StorySearchSort),
   sortDir: Type.Optional(SortDir),
+  readingStatus: Type.Optional(ReadingStatus),
+  favourite: Type.Optional(Type.Boolean({ description: 'true: favourites only; false: the stories not marked favourite' })),
   facets: Type.Optional(
     Type.Boolean({ description: 'true: add author, tag and rating counts over every matching story (top 20 of each)' }),
   ),
@@ -78,6 +81,10 @@ export const StorySearchDto = Type.Object({
   tagNames: Type.Array(Type.String(), { description: 'Sorted by name' }),
   createdAt: DateTime,
   updatedAt: DateTime,
+  readingStatus: Nullable(ReadingStatus),
+  finishedAt: Nullable(DateTime),
+  readCount: Type.Integer({ minimum: 0 }),
+  favourite: Type.Boolean(),
   snippet: Nullable(
     Type.String({ description: 'Excerpt of the best-matching text: matches in <mark>, everything else HTML-escaped; null for "*"' }),
   ),
@@ -109,6 +116,11 @@ export const SearchFacets = Type.Object({
     maxItems: 5,
     description: 'Highest rating first; unrated stories are not counted',
   }),
+  readingStatuses: Type.Array(Type.Object({ readingStatus: ReadingStatus, count: Type.Integer({ minimum: 1 }) }), {
+    maxItems: READING_STATUSES.length,
+    description: `In the order ${READING_STATUSES.join(', ')}; stories without a status are not counted`,
+  }),
+  favourites: Type.Integer({ minimum: 0, description: 'How many matching stories are favourites' }),
   approximate: Type.Optional(
     Type.Literal(true, { description: 'Present when the search matched so many stories that the counts were estimated from an even sample' }),
   ),

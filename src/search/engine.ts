@@ -11,6 +11,7 @@
 import type { DbOrTx } from '../db/open.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorDto } from '../schemas/author.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, SearchFacets, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 
 /**
@@ -29,6 +30,10 @@ export interface StorySearchRequest {
   /** Inclusive; either one excludes unrated stories. */
   minRating?: number;
   maxRating?: number;
+  /** One reading status (docs/decisions.md, "Reading status"). */
+  readingStatus?: ReadingStatus;
+  /** true: favourites only; false: the others. */
+  favourite?: boolean;
   sortBy: StorySearchSortKey;
   sortDir: SortDirection;
   /** Count authors, tags and ratings over every matching story (docs/decisions.md, "Search facets"). */

@@ -1,3 +1,4 @@
+import { READING_STATUSES, type ReadingStatus } from '../schemas/reading-status.js';
 import type { StorySearchDto } from '../schemas/search.js';
 
 /** A story as phase 2 of a search reads it: the DTO's columns, plus the text for its snippet. */
@@ -17,6 +18,11 @@ export interface StoryHitRow {
   sourceUrl: string | null;
   createdAt: string;
   updatedAt: string;
+  readingStatus: ReadingStatus | null;
+  finishedAt: string | null;
+  readCount: number;
+  /** SQLite's 0 or 1. */
+  favourite: number;
   description?: string | null;
   contentPlain?: string | null;
 }
@@ -39,6 +45,15 @@ export function presentStoryHit(row: StoryHitRow, tagNames: string[], snippet: s
     tagNames,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    readingStatus: row.readingStatus,
+    finishedAt: row.finishedAt,
+    readCount: row.readCount,
+    favourite: row.favourite === 1,
     snippet,
   };
+}
+
+/** Puts reading-status facet counts in the statuses' own order, as both engines answer them. */
+export function sortReadingStatuses(counts: { readingStatus: ReadingStatus }[]): void {
+  counts.sort((a, b) => READING_STATUSES.indexOf(a.readingStatus) - READING_STATUSES.indexOf(b.readingStatus));
 }

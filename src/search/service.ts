@@ -88,6 +88,8 @@ export async function answerStorySearch(engine: SearchEngine, query: StorySearch
       tags,
       minRating: query.minRating,
       maxRating: query.maxRating,
+      readingStatus: query.readingStatus,
+      favourite: query.favourite,
       sortBy: query.sortBy,
       sortDir: sortDirection(query.sortDir, 'desc'),
       facets: query.facets === true ? true : undefined,

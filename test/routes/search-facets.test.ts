@@ -10,6 +10,7 @@ import { createStory } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
 import { buildTypesenseApp, drained } from '../helpers/fake-typesense/app.js';
 import { StorySearchResult, type SearchFacets } from '../../src/schemas/search.js';
+import { READING_STATUSES, type ReadingStatus } from '../../src/schemas/reading-status.js';
 import { matchesSchema } from '../helpers/schema.js';
 import type { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
 
@@ -49,6 +50,8 @@ interface Spec {
   tags: string[];
   rating?: number;
   body: string;
+  readingStatus?: ReadingStatus;
+  favourite?: boolean;
 }
 
 /** Counts of names over specs, most first then by name, as both engines order them. */
@@ -67,6 +70,10 @@ function expected(specs: readonly Spec[]): SearchFacets {
     authors: tally(specs.flatMap((spec) => (spec.author === undefined ? [] : [spec.author]))),
     tags: tally(specs.flatMap((spec) => spec.tags)),
     ratings: [...ratings].sort(([a], [b]) => b - a).map(([rating, count]) => ({ rating, count })),
+    readingStatuses: READING_STATUSES.map((readingStatus) => ({ readingStatus, count: specs.filter((spec) => spec.readingStatus === readingStatus).length })).filter(
+      (entry) => entry.count > 0,
+    ),
+    favourites: specs.filter((spec) => spec.favourite === true).length,
   };
 }
 
@@ -89,6 +96,9 @@ function library(): Spec[] {
       tags,
       rating: i % 6 === 5 ? undefined : (i % 5) + 1,
       body: i % 10 === 9 ? '<p>Dark night.</p>' : '<p>A lantern in the dark night.</p>',
+      // Every status but on-hold, some stories without one: a status no story has is not listed.
+      readingStatus: (['want-to-read', 'reading', undefined, 'finished', 'abandoned'] as const)[i % 5],
+      favourite: i % 4 === 1,
     });
   }
   return specs;
@@ -99,7 +109,9 @@ for (const engine of ENGINES) {
     const w = await world(t, engine);
     const specs = library();
     for (const spec of specs) {
-      await createStory(w.ctx, { title: spec.title, authorName: spec.author, tagNames: spec.tags, rating: spec.rating, contentHtml: spec.body });
+      const story = await createStory(w.ctx, { title: spec.title, authorName: spec.author, tagNames: spec.tags, rating: spec.rating, contentHtml: spec.body });
+      if (spec.readingStatus !== undefined) await w.ctx.put(`/api/stories/${story.id}/reading-status`, { status: spec.readingStatus });
+      if (spec.favourite === true) await w.ctx.put(`/api/stories/${story.id}/favourite`, { favourite: true });
     }
     await w.settle();
 
@@ -125,10 +137,17 @@ for (const engine of ENGINES) {
     const byAuthor = await search(w.ctx, { query: '*', authors: 'bob baker', facets: true });
     t.same(byAuthor.facets?.authors, [{ name: 'Bob Baker', count: 3 }]);
 
+    const reading = await search(w.ctx, { query: 'lantern', readingStatus: 'finished', facets: true });
+    const finished = matching.filter((spec) => spec.readingStatus === 'finished');
+    t.equal(reading.totalHits, finished.length, 'the reading-status filter');
+    t.same(reading.facets, expected(finished), 'narrows the facets to one status');
+    const favourites = await search(w.ctx, { query: '*', favourite: true, facets: true });
+    t.same(favourites.facets, expected(specs.filter((spec) => spec.favourite === true)), 'favourites only');
+
     const none = await search(w.ctx, { query: 'zeppelin', facets: true });
-    t.same(none.facets, { authors: [], tags: [], ratings: [] }, 'no match: empty facets');
+    t.same(none.facets, { authors: [], tags: [], ratings: [], readingStatuses: [], favourites: 0 }, 'no match: empty facets');
     const unknownTag = await search(w.ctx, { query: '*', tags: 'no such tag', facets: true });
-    t.same(unknownTag.facets, { authors: [], tags: [], ratings: [] });
+    t.same(unknownTag.facets, { authors: [], tags: [], ratings: [], readingStatuses: [], favourites: 0 });
 
     const plain = await search(w.ctx, { query: 'lantern', size: 5 });
     t.notOk('facets' in plain, 'no facets key without facets=true');
@@ -143,7 +162,13 @@ for (const engine of ENGINES) {
     await w.settle();
     const result = await search(w.ctx, { query: 'lighthuose', facets: true });
     t.equal(result.correctedQuery, 'lighthouse');
-    t.same(result.facets, { authors: [{ name: 'Ada Lane', count: 1 }], tags: [{ name: 'sea', count: 1 }], ratings: [{ rating: 2, count: 1 }] });
+    t.same(result.facets, {
+      authors: [{ name: 'Ada Lane', count: 1 }],
+      tags: [{ name: 'sea', count: 1 }],
+      ratings: [{ rating: 2, count: 1 }],
+      readingStatuses: [],
+      favourites: 0,
+    });
   });
 }
 

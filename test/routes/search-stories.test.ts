@@ -135,6 +135,10 @@ t.test('results carry every StorySearchDto field', async (t) => {
     tagNames: ['alpha', 'zeta'],
     createdAt: story.createdAt,
     updatedAt: story.updatedAt,
+    readingStatus: null,
+    finishedAt: null,
+    readCount: 0,
+    favourite: false,
     snippet: '<mark>Complete</mark>',
   });
 });

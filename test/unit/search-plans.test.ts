@@ -16,8 +16,9 @@ t.test('probe and sets plans agree on every search', async (t) => {
   const ctx = await buildTestApp(t);
   const authors = ['Ann', 'Bo', 'Cy', null];
   const tagSets = [['red'], ['red', 'blue'], ['blue'], [], ['green', 'red']];
+  const statuses = ['reading', null, 'finished', 'want-to-read'];
   for (let i = 0; i < 24; i += 1) {
-    await createStory(ctx, {
+    const story = await createStory(ctx, {
       title: `${i % 3 === 0 ? 'Lantern' : 'Story'} ${String.fromCharCode(65 + ((i * 7) % 26))}${i}`,
       summary: i % 4 === 0 ? 'a lantern in the dark' : null,
       contentHtml: `<p>${'word '.repeat(i % 5)}${i % 2 === 0 ? 'lantern' : 'candle'} text ${i}</p>`,
@@ -25,6 +26,8 @@ t.test('probe and sets plans agree on every search', async (t) => {
       tagNames: tagSets[i % tagSets.length],
       rating: i % 6 === 0 ? null : (i % 5) + 1,
     });
+    if (statuses[i % 4] !== null) await ctx.put(`/api/stories/${story.id}/reading-status`, { status: statuses[i % 4] });
+    if (i % 3 === 1) await ctx.put(`/api/stories/${story.id}/favourite`, { favourite: true });
   }
 
   const queries = ['lantern', 'candle text', 'lant', '*', 'nothingmatches'];
@@ -39,6 +42,12 @@ t.test('probe and sets plans agree on every search', async (t) => {
     { maxRating: 2 },
     { authors: ['bo', 'cy'], tags: ['red'], minRating: 2, maxRating: 5 },
     { tags: ['blue'], minRating: 4 },
+    { readingStatus: 'reading' },
+    { readingStatus: 'on-hold' },
+    { favourite: true },
+    { favourite: false },
+    { authors: ['ann'], readingStatus: 'want-to-read' },
+    { tags: ['red'], readingStatus: 'finished', favourite: true, minRating: 1 },
   ];
   let compared = 0;
   for (const query of queries) {
@@ -69,4 +78,7 @@ t.test('probe and sets plans agree on every search', async (t) => {
   const filtered = findStories(ctx.app.db, storySearchRequest({ query: '*', tags: ['red', 'blue'], minRating: 1, size: 100 }), { probeLimit: 0 });
   t.ok(filtered.results.every((hit) => hit.tagNames.includes('red') && hit.tagNames.includes('blue') && hit.rating !== null));
   t.ok(filtered.totalHits > 0);
+  const reading = findStories(ctx.app.db, storySearchRequest({ query: '*', readingStatus: 'reading', favourite: false, size: 100 }), { probeLimit: 0 });
+  t.equal(reading.totalHits, 4, 'stories 0, 4, 8, ... 20 are reading; 4 and 16 are favourites');
+  t.ok(reading.results.every((hit) => hit.readingStatus === 'reading' && !hit.favourite));
 });

@@ -1,10 +1,12 @@
 /**
- * Search facets on the embedded engine (docs/decisions.md, "Search facets"): the authors, tags and
- * ratings of every story the search matches, not only the page's, the 20 most frequent of each.
+ * Search facets on the embedded engine (docs/decisions.md, "Search facets"): the authors, tags,
+ * ratings, reading statuses and favourites of every story the search matches, not only the
+ * page's, the 20 most frequent authors and tags.
  *
  * One statement: the matching seqs (./story-plans.ts, `matchingSeqs`) are turned once into
  * (id, author, rating) from the attrs index, materialized, and grouped three ways; tag links come
- * from `story_tags`' primary key. Without text or filters the answer is the whole library's, read
+ * from `story_tags`' primary key, reading statuses and favourites from their own indexes (walked
+ * over the stories that have one, each looked up in the materialized set). Without text or filters the answer is the whole library's, read
  * from the trigger-maintained story counts instead.
  *
  * The cost grows with the matches (each one an attrs-index seek and a few `story_tags` seeks:
@@ -15,11 +17,13 @@
  */
 import type Database from 'better-sqlite3';
 import { defineStatements, defineStatementShapes } from '../../db/statements.js';
+import type { ReadingStatus } from '../../schemas/reading-status.js';
 import { FACET_VALUES_MAX, type SearchFacets } from '../../schemas/search.js';
-import { matchingSeqs, planParams, type SearchFilter } from './story-plans.js';
+import { sortReadingStatuses } from '../present.js';
+import { isFiltered, matchingSeqs, planParams, type SearchFilter } from './story-plans.js';
 
 interface FacetRow {
-  kind: 'author' | 'tag' | 'rating';
+  kind: 'author' | 'tag' | 'rating' | 'status' | 'favourite';
   value: string | number;
   count: number;
 }
@@ -32,7 +36,12 @@ const GROUPS = `
     SELECT t.name AS name, count(*) AS n FROM m CROSS JOIN story_tags st ON st.story_id = m.id CROSS JOIN tags t ON t.id = st.tag_id
     GROUP BY st.tag_id ORDER BY n DESC, t.name LIMIT ${FACET_VALUES_MAX})
   UNION ALL
-  SELECT 'rating', rating, n FROM (SELECT rating, count(*) AS n FROM m WHERE rating IS NOT NULL GROUP BY rating)`;
+  SELECT 'rating', rating, n FROM (SELECT rating, count(*) AS n FROM m WHERE rating IS NOT NULL GROUP BY rating)
+  UNION ALL
+  SELECT 'status', reading_status, count(*) FROM stories INDEXED BY stories_reading_status_idx
+    WHERE reading_status IS NOT NULL AND seq IN (SELECT seq FROM m) GROUP BY reading_status
+  UNION ALL
+  SELECT 'favourite', 1, count(*) FROM stories INDEXED BY stories_favourite_idx WHERE favourite = 1 AND seq IN (SELECT seq FROM m)`;
 
 /** Most matching stories counted one by one; above, a sample of about this many. */
 export const FACET_SAMPLE_MAX = 10_000;
@@ -45,7 +54,11 @@ const statementsFor = defineStatements((client: Database.Database) => ({
      SELECT 'tag', value, count FROM (
        SELECT name AS value, story_count AS count FROM tags WHERE story_count > 0 ORDER BY story_count DESC, name LIMIT ${FACET_VALUES_MAX})
      UNION ALL
-     SELECT 'rating', rating, count(*) FROM stories INDEXED BY stories_rating_id_idx WHERE rating IS NOT NULL GROUP BY rating`,
+     SELECT 'rating', rating, count(*) FROM stories INDEXED BY stories_rating_id_idx WHERE rating IS NOT NULL GROUP BY rating
+     UNION ALL
+     SELECT 'status', reading_status, count(*) FROM stories INDEXED BY stories_reading_status_idx WHERE reading_status IS NOT NULL GROUP BY reading_status
+     UNION ALL
+     SELECT 'favourite', 1, count(*) FROM stories INDEXED BY stories_favourite_idx WHERE favourite = 1`,
   ),
 }));
 
@@ -54,7 +67,7 @@ const shapes = defineStatementShapes<Database.Statement>(64);
 
 /** No facet values: the search matched nothing. */
 export function emptyFacets(): SearchFacets {
-  return { authors: [], tags: [], ratings: [] };
+  return { authors: [], tags: [], ratings: [], readingStatuses: [], favourites: 0 };
 }
 
 function facetsOf(rows: readonly FacetRow[], step = 1): SearchFacets {
@@ -63,14 +76,15 @@ function facetsOf(rows: readonly FacetRow[], step = 1): SearchFacets {
     const count = row.count * step;
     if (row.kind === 'author') facets.authors.push({ name: String(row.value), count });
     else if (row.kind === 'tag') facets.tags.push({ name: String(row.value), count });
-    else facets.ratings.push({ rating: Number(row.value), count });
+    else if (row.kind === 'rating') facets.ratings.push({ rating: Number(row.value), count });
+    else if (row.kind === 'status') facets.readingStatuses.push({ readingStatus: row.value as ReadingStatus, count });
+    else facets.favourites = count;
   }
   facets.ratings.sort((a, b) => b.rating - a.rating);
+  sortReadingStatuses(facets.readingStatuses);
   if (step > 1) facets.approximate = true;
   return facets;
 }
-
-const isFiltered = (filter: SearchFilter) => filter.authors !== null || filter.tags !== null || filter.minRating !== null;
 
 /**
  * The facets of every story matching `match` (null: all) and the filter, of which there are
@@ -80,7 +94,7 @@ export function searchFacets(client: Database.Database, match: string | null, fi
   if (total === 0) return emptyFacets();
   if (match === null && !isFiltered(filter)) return facetsOf(statementsFor(client).library.all());
   const sqlText = `WITH m AS MATERIALIZED (
-      SELECT s.id AS id, s.author_id AS authorId, s.rating AS rating
+      SELECT s.seq AS seq, s.id AS id, s.author_id AS authorId, s.rating AS rating
       FROM (${matchingSeqs(match, filter)}) x CROSS JOIN stories s INDEXED BY stories_search_attrs_idx ON s.seq = x.seq
       WHERE x.seq % @step = 0)
     ${GROUPS}`;

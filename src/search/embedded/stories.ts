@@ -15,12 +15,13 @@ import { parseQuery, type ParsedQuery } from '../text/query.js';
 import { correctQuery } from './corrections.js';
 import { emptyFacets, searchFacets } from './facets.js';
 import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
-import { planParams, planStorySearch, type SearchFilter } from './story-plans.js';
+import { isFiltered, planParams, planStorySearch, type SearchFilter } from './story-plans.js';
 import { defineStatements, defineStatementShapes, sqliteClient } from '../../db/statements.js';
 
 const ROW_COLUMNS = `s.seq, s.id, s.title, s.summary, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId,
   se.name AS seriesName, s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
-  s.created_at AS createdAt, s.updated_at AS updatedAt`;
+  s.created_at AS createdAt, s.updated_at AS updatedAt, s.reading_status AS readingStatus, s.finished_at AS finishedAt,
+  s.read_count AS readCount, s.favourite`;
 
 const fixedStatements = defineStatements((client: Database.Database) => ({
   authors: client.prepare<[string], { id: string; storyCount: number }>(
@@ -84,6 +85,8 @@ function resolveFilter(client: Database.Database, request: StorySearchRequest): 
     rarestTagStories: 0,
     minRating: null,
     maxRating: null,
+    readingStatus: request.readingStatus ?? null,
+    favourite: request.favourite === undefined ? null : Number(request.favourite),
   };
   if (request.authors !== undefined && request.authors.length > 0) {
     const found = s.authors.all(JSON.stringify([...new Set(request.authors.map(nameKey))]));
@@ -111,13 +114,11 @@ function resolveFilter(client: Database.Database, request: StorySearchRequest): 
 
 /** The trigger-maintained count, when the filter is one tag or only authors (and no text). */
 function knownTotal(filter: SearchFilter): number | undefined {
-  if (filter.minRating !== null) return undefined;
+  if (filter.minRating !== null || filter.readingStatus !== null || filter.favourite !== null) return undefined;
   if (filter.tags !== null && filter.authors === null && filter.tagCount === 1) return filter.rarestTagStories;
   if (filter.authors !== null && filter.tags === null) return filter.authorStories;
   return undefined;
 }
-
-const isFiltered = (filter: SearchFilter) => filter.authors !== null || filter.tags !== null || filter.minRating !== null;
 
 /** Phase 1: the page's `seq`s in order, and the total. */
 function pickPage(

@@ -39,6 +39,10 @@ export interface SearchFilter {
   /** Inclusive bounds; null when there is no rating filter (unrated stories are then included). */
   minRating: number | null;
   maxRating: number | null;
+  /** One reading status, or null for any (docs/decisions.md, "Reading status"). */
+  readingStatus: string | null;
+  /** 1: favourites only, 0: the others, null: any. */
+  favourite: number | null;
 }
 
 export interface StoryPlan {
@@ -75,7 +79,22 @@ const SORTS: Record<Exclude<StorySearchSortKey, 'relevance'>, { index: string; o
 };
 
 const where = (conditions: readonly string[]) => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`);
-const hasFilter = (filter: SearchFilter) => filter.authors !== null || filter.tags !== null || filter.minRating !== null;
+/** True when any filter narrows the stories (the text aside). */
+export const isFiltered = (filter: SearchFilter) =>
+  filter.authors !== null || filter.tags !== null || filter.minRating !== null || filter.readingStatus !== null || filter.favourite !== null;
+
+/**
+ * The reader's filters as sets of seqs, each from its own covering index: the columns sit at the
+ * end of the story row, behind its text, and the attrs index does not hold them.
+ */
+function readerSets(filter: SearchFilter, seq: string): string[] {
+  const conditions: string[] = [];
+  if (filter.readingStatus !== null) {
+    conditions.push(`+${seq} IN (SELECT seq FROM stories INDEXED BY stories_reading_status_idx WHERE reading_status = @readingStatus)`);
+  }
+  if (filter.favourite !== null) conditions.push(`+${seq} IN (SELECT seq FROM stories INDEXED BY stories_favourite_idx WHERE favourite = @favourite)`);
+  return conditions;
+}
 
 /** Per-row filter checks on the attrs row `s` (probe plans); the driving tag needs none. */
 function probeConditions(filter: SearchFilter, match: string | null, driver: Driver | null): string[] {
@@ -86,6 +105,7 @@ function probeConditions(filter: SearchFilter, match: string | null, driver: Dri
     if (driver === 'tag' && tagId === filter.rarestTag) return;
     conditions.push(`EXISTS (SELECT 1 FROM story_tags st WHERE st.story_id = s.id AND st.tag_id = @tag${index})`);
   });
+  conditions.push(...readerSets(filter, 's.seq'));
   if (match !== null && driver !== 'fts') conditions.push('+s.seq IN (SELECT rowid FROM stories_fts WHERE stories_fts MATCH @match)');
   return conditions;
 }
@@ -112,6 +132,7 @@ function setConditions(filter: SearchFilter, seq: string, id?: string): string[]
         WHERE st.tag_id IN (SELECT value FROM json_each(@tags)) GROUP BY i.seq HAVING count(*) = @tagCount)`,
     );
   }
+  conditions.push(...readerSets(filter, seq));
   return conditions;
 }
 
@@ -169,7 +190,7 @@ function setsPlan(input: PlanInput): StoryPlan {
   const { match, filter, sortBy, direction } = input;
   if (sortBy === 'relevance' && match !== null) {
     const from = `stories_fts f ${where(['stories_fts MATCH @match', ...setConditions(filter, 'f.rowid')])}`;
-    const filtered = hasFilter(filter);
+    const filtered = isFiltered(filter);
     return {
       // Unfiltered, a separate count is cheaper than counting inside the ranked query.
       page: `SELECT f.rowid AS seq${filtered ? ', count(*) OVER () AS total' : ''} FROM ${from}
@@ -223,6 +244,8 @@ export function planParams(match: string | null, filter: SearchFilter, window: {
     params.maxRating = filter.maxRating;
   }
   if (filter.authors !== null) params.authors = filter.authors;
+  if (filter.readingStatus !== null) params.readingStatus = filter.readingStatus;
+  if (filter.favourite !== null) params.favourite = filter.favourite;
   if (filter.tags !== null) {
     params.tags = filter.tags;
     params.tagCount = filter.tagCount;

@@ -166,7 +166,13 @@ export class TypesenseGateway {
   }
 
   async collectionNames(): Promise<string[]> {
-    return (await this.client.collections().retrieve()).map((collection) => collection.name);
+    return [...(await this.collectionFields()).keys()];
+  }
+
+  /** Every collection's name and the names of the fields its schema declares. */
+  async collectionFields(): Promise<Map<string, string[]>> {
+    const collections = await this.client.collections().retrieve();
+    return new Map(collections.map((collection) => [collection.name, (collection.fields ?? []).map((field) => field.name)]));
   }
 
   /** Drops a collection; one that is already gone is fine. */

@@ -39,7 +39,8 @@ interface AuthorRow {
 const STORY_SELECT = `SELECT s.seq, s.id, s.title, s.summary, s.description, s.content_plain AS contentPlain,
   s.author_id AS authorId, a.name AS authorName, a.name_key AS authorNameKey, s.series_id AS seriesId, se.name AS seriesName,
   s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
-  s.created_at AS createdAt, s.updated_at AS updatedAt,
+  s.created_at AS createdAt, s.updated_at AS updatedAt, s.reading_status AS readingStatus, s.finished_at AS finishedAt,
+  s.read_count AS readCount, s.favourite,
   (SELECT json_group_array(name) FROM (SELECT t.name FROM story_tags st JOIN tags t ON t.id = st.tag_id
      WHERE st.story_id = s.id ORDER BY t.name)) AS tagNames
   FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id`;
@@ -79,6 +80,8 @@ function storyDocument(row: StoryRow): StoryDocument {
     wordCount: row.wordCount,
     createdAt: epochMs(row.createdAt),
     updatedAt: epochMs(row.updatedAt),
+    readCount: row.readCount,
+    favourite: row.favourite === 1,
   };
   put(doc, 'summary', row.summary);
   put(doc, 'description', row.description);
@@ -92,6 +95,8 @@ function storyDocument(row: StoryRow): StoryDocument {
   put(doc, 'rating', row.rating);
   put(doc, 'coverPath', row.coverPath);
   put(doc, 'sourceUrl', row.sourceUrl);
+  put(doc, 'readingStatus', row.readingStatus);
+  put(doc, 'finishedAt', row.finishedAt === null ? null : epochMs(row.finishedAt));
   return doc;
 }
 

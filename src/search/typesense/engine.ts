@@ -12,8 +12,9 @@
  * - When Typesense stops answering, a probe with exponential backoff and jitter (1 s doubling to
  *   30 s) watches `/health`; when it answers again, queued rows are made due and the worker
  *   drains them.
- * - Collections are created on first use; reindex rebuilds the embedded index, then builds fresh
- *   Typesense collections and swaps the aliases (./reindex.ts).
+ * - Collections are created on first use, and rebuilt at start-up when they lack a field this
+ *   version declares (made by an older one); reindex rebuilds the embedded index, then builds
+ *   fresh Typesense collections and swaps the aliases (./reindex.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { TypesenseConfig } from '../../config.js';
@@ -49,7 +50,7 @@ import {
 import { correctionCandidates } from '../embedded/corrections.js';
 import { sqliteClient } from '../../db/statements.js';
 import { rebuildCollections } from './reindex.js';
-import { aliasName, COLLECTION_KINDS, type AuthorDocument, type StoryDocument } from './schema.js';
+import { aliasName, COLLECTION_KINDS, missingFields, type AuthorDocument, type StoryDocument } from './schema.js';
 import { highlightTags } from './snippet.js';
 import { OutboxWorker, type WorkerOptions } from './worker.js';
 
@@ -391,9 +392,15 @@ export class TypesenseSearchEngine implements SearchEngine {
       try {
         if (!this.ready) {
           const targets = await Promise.all(COLLECTION_KINDS.map((kind) => this.gateway.aliasTarget(this.alias(kind))));
-          const collections = await this.gateway.collectionNames();
-          if (targets.some((target) => target === undefined || !collections.includes(target))) {
+          const collections = await this.gateway.collectionFields();
+          const declared = targets.map((target) => (target === undefined ? undefined : collections.get(target)));
+          const missing = COLLECTION_KINDS.flatMap((kind, index) => (declared[index] === undefined ? [] : missingFields(kind, declared[index])));
+          if (declared.includes(undefined)) {
             this.log.info('creating the Typesense collections and importing the library');
+            await this.rebuild();
+          } else if (missing.length > 0) {
+            // A collection made by an older version: searches on the new fields would fail against it.
+            this.log.info({ missing }, 'the Typesense collections lack fields this version searches on: rebuilding them');
             await this.rebuild();
           }
           this.ready = true;

@@ -128,7 +128,8 @@ export function retryAllNow(db: Db, now = Date.now()): void {
 /**
  * Per-connection triggers that mark a story or author for its search documents when something
  * only the Typesense document shows changes: a story's rating, volume, cover, source URL, word
- * count or `updatedAt`; an author's rating, avatar, story ratings or `updatedAt`. (The embedded
+ * count, `updatedAt` or the reader's state (which changes without `updatedAt`, docs/decisions.md,
+ * "Reading status"); an author's rating, avatar, story ratings or `updatedAt`. (The embedded
  * index's own triggers, drizzle/0002, cover the text and names.) They are TEMP triggers, created
  * only when Typesense is configured, so a library without Typesense does exactly the work it
  * did before; marked rows flow through the one sync step into {@link enqueueChanges}. An author
@@ -139,6 +140,8 @@ export function installOutboxTriggers(db: Db): void {
     CREATE TEMP TRIGGER IF NOT EXISTS typesense_stories_after_update AFTER UPDATE ON main.stories
     WHEN OLD.rating IS NOT NEW.rating OR OLD.volume IS NOT NEW.volume OR OLD.cover_path IS NOT NEW.cover_path
       OR OLD.source_url IS NOT NEW.source_url OR OLD.word_count IS NOT NEW.word_count OR OLD.updated_at IS NOT NEW.updated_at
+      OR OLD.reading_status IS NOT NEW.reading_status OR OLD.finished_at IS NOT NEW.finished_at
+      OR OLD.read_count IS NOT NEW.read_count OR OLD.favourite IS NOT NEW.favourite
     BEGIN
       INSERT OR IGNORE INTO search_dirty (kind, ref, uid) VALUES ('story', NEW.seq, NEW.id);
     END;

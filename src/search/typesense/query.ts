@@ -8,7 +8,8 @@
  * - `authors` (any) and `tags` (all) are exact `filter_by` clauses: authors on their name key,
  *   tags on the stored name the documents carry (the engine first turns each asked-for spelling
  *   into the stored name of the tag it folds to, engine.ts); `minRating`/`maxRating`
- *   are a range on `rating`, which unrated stories lack;
+ *   are a range on `rating`, which unrated stories lack; `readingStatus` and `favourite` are
+ *   exact clauses on their own fields;
  * - every sort ends with `idKey` in the same direction, and optional values sort last, as the
  *   embedded engine's `NULLS LAST, id` does; relevance is `_text_match`, and `*` is the
  *   library's default order (newest first);
@@ -16,6 +17,8 @@
  */
 import { nameKey, storedTagName } from '../../lib/names.js';
 import type { AuthorDto } from '../../schemas/author.js';
+import { READING_STATUSES, type ReadingStatus } from '../../schemas/reading-status.js';
+import { sortReadingStatuses } from '../present.js';
 import { FACET_VALUES_MAX, type AuthorSearchSortKey, type SearchFacets, type StorySearchSortKey } from '../../schemas/search.js';
 import type { AuthorSearchRequest, SearchPage, StorySearchPage, StorySearchRequest } from '../engine.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
@@ -42,7 +45,7 @@ const STRICT = { num_typos: 0, typo_tokens_threshold: 0, drop_tokens_threshold: 
 const ONE_TYPO = { num_typos: 1, min_len_1typo: MIN_TYPO_LENGTH, min_len_2typo: 255, typo_tokens_threshold: 1, drop_tokens_threshold: 0 };
 
 /** The facets a story search can ask for, as Typesense fields. */
-const FACET_FIELDS = { authors: 'authorName', tags: 'tagNames', ratings: 'rating' } as const;
+const FACET_FIELDS = { authors: 'authorName', tags: 'tagNames', ratings: 'rating', readingStatuses: 'readingStatus', favourites: 'favourite' } as const;
 
 /** A search Typesense cannot express exactly (the embedded engine answers it instead). */
 export const NOT_EXPRESSIBLE = Symbol('not expressible');
@@ -81,6 +84,9 @@ function storyFilter(request: StorySearchRequest): string | typeof NOT_EXPRESSIB
   if (request.minRating !== undefined || request.maxRating !== undefined) {
     clauses.push(`rating:>=${request.minRating ?? 1}`, `rating:<=${request.maxRating ?? 5}`);
   }
+  // The statuses are a fixed list of plain words (the schema checks the value), so the literal is always expressible.
+  if (request.readingStatus !== undefined) clauses.push(`readingStatus:=\`${request.readingStatus}\``);
+  if (request.favourite !== undefined) clauses.push(`favourite:=${String(request.favourite)}`);
   return clauses.join(' && ');
 }
 
@@ -175,12 +181,18 @@ export function facetsFrom(counts: readonly FacetCount[] | undefined): SearchFac
     values(field)
       .slice(0, FACET_VALUES_MAX)
       .map((entry) => ({ name: entry.value, count: entry.count }));
+  const readingStatuses = values(FACET_FIELDS.readingStatuses)
+    .filter((entry) => (READING_STATUSES as readonly string[]).includes(entry.value))
+    .map((entry) => ({ readingStatus: entry.value as ReadingStatus, count: entry.count }));
+  sortReadingStatuses(readingStatuses);
   return {
     authors: named(FACET_FIELDS.authors),
     tags: named(FACET_FIELDS.tags),
     ratings: values(FACET_FIELDS.ratings)
       .map((entry) => ({ rating: Number(entry.value), count: entry.count }))
       .sort((a, b) => b.rating - a.rating),
+    readingStatuses,
+    favourites: values(FACET_FIELDS.favourites).find((entry) => entry.value === 'true')?.count ?? 0,
   };
 }
 
@@ -209,6 +221,10 @@ export function storySearchPage(
     tagNames: doc.tagNames ?? [],
     createdAt: iso(doc.createdAt),
     updatedAt: iso(doc.updatedAt),
+    readingStatus: (doc.readingStatus ?? null) as ReadingStatus | null,
+    finishedAt: doc.finishedAt === undefined ? null : iso(doc.finishedAt),
+    readCount: doc.readCount ?? 0,
+    favourite: doc.favourite ?? false,
     snippet: parsed.matchAll ? null : snippetFromHighlights(doc, highlights ?? [], tags),
   }));
   const page: StorySearchPage = { results, totalHits: result.found, page: request.page, perPage: request.size };

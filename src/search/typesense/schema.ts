@@ -59,6 +59,11 @@ export interface StoryDocument {
   sourceUrl?: string;
   createdAt: number;
   updatedAt: number;
+  /** The reader's own state (docs/decisions.md, "Reading status"); `finishedAt` in epoch ms. */
+  readingStatus?: string;
+  finishedAt?: number;
+  readCount: number;
+  favourite: boolean;
 }
 
 export interface AuthorDocument {
@@ -116,6 +121,10 @@ const STORY_FIELDS: CollectionFieldSchema[] = [
   stored('sourceUrl', 'string'),
   field('createdAt', 'int64'),
   field('updatedAt', 'int64'),
+  field('readingStatus', 'string', { optional: true, facet: true }),
+  stored('finishedAt', 'int64'),
+  stored('readCount', 'int32'),
+  field('favourite', 'bool', { facet: true }),
   field('idKey', 'string', { sort: true }),
 ];
 
@@ -132,6 +141,15 @@ const AUTHOR_FIELDS: CollectionFieldSchema[] = [
   field('updatedAt', 'int64'),
   field('idKey', 'string', { sort: true }),
 ];
+
+/**
+ * The fields this version declares for a collection of this kind that an existing collection's
+ * schema (`declared`) lacks: a collection made by an older version, which a search filtering or
+ * counting on a newer field would fail against.
+ */
+export function missingFields(kind: CollectionKind, declared: readonly string[]): string[] {
+  return (kind === 'stories' ? STORY_FIELDS : AUTHOR_FIELDS).map((schemaField) => schemaField.name).filter((name) => !declared.includes(name));
+}
 
 /** The explicit schema of a fresh collection of this kind. */
 export function collectionSchema(kind: CollectionKind, name: string): CollectionCreateSchema {
