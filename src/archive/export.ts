@@ -16,6 +16,7 @@ import { findStoredImage } from '../images/store.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { escapeHtml } from '../search/text/excerpt.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 import { STORY_TAG_NAMES_SQL } from '../stories/present.js';
 
 /** Rows per keyset batch: one statement per 200 rows, a few hundred KB of text at most in flight. */
@@ -54,6 +55,10 @@ interface StoryRow {
   tag_names: string;
   created_at: string;
   updated_at: string;
+  reading_status: ReadingStatus | null;
+  finished_at: string | null;
+  read_count: number;
+  favourite: number;
 }
 
 /**
@@ -230,7 +235,7 @@ function unparkEntries(zip: yazl.ZipFile, parked: unknown[]): void {
 const STORY_SQL = `SELECT s.seq, s.id, s.title, s.summary, s.description, s.content_html, s.source_url, s.cover_path, s.rating, s.volume,
     s.author_id, a.name AS author_name, s.series_id, se.name AS series_name,
     ${STORY_TAG_NAMES_SQL} AS tag_names,
-    s.created_at, s.updated_at
+    s.created_at, s.updated_at, s.reading_status, s.finished_at, s.read_count, s.favourite
   FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
   WHERE s.id = ?`;
 
@@ -252,6 +257,10 @@ function storyEntry(row: StoryRow, locate: (relPath: string) => string | undefin
     coverPath: row.cover_path !== null && locate(row.cover_path) !== undefined ? row.cover_path : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    readingStatus: row.reading_status,
+    finishedAt: row.finished_at,
+    readCount: row.read_count,
+    favourite: row.favourite === 1,
   };
 }
 

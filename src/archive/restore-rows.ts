@@ -118,6 +118,11 @@ export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { not
     seriesId: link(story.seriesId, ids.series, (id) => findSeriesById(tx, id) !== undefined, 'series'),
     createdAt: story.createdAt,
     updatedAt: story.updatedAt,
+    // An older archive has no reader state: a story already in the library keeps its own.
+    ...(story.readingStatus === undefined ? {} : { readingStatus: story.readingStatus }),
+    ...(story.finishedAt === undefined ? {} : { finishedAt: story.finishedAt }),
+    ...(story.readCount === undefined ? {} : { readCount: story.readCount }),
+    ...(story.favourite === undefined ? {} : { favourite: story.favourite }),
   };
   const existing = tx.select({ coverPath: stories.coverPath }).from(stories).where(eq(stories.id, story.id)).get();
   if (existing === undefined) insertStory(tx, { id: story.id, ...values });

@@ -9,6 +9,7 @@ import { AUTHOR_NAME_MAX, AUTHOR_NOTES_MAX, AUTHOR_URLS_MAX } from './author.js'
 import { DateTime, HttpUrl, Nullable, Rating, Uuid } from './common.js';
 import { IMAGE_PATH_MAX } from './files.js';
 import { READING_POSITION_MAX } from './reading-progress.js';
+import { ReadingStatus } from './reading-status.js';
 import { SERIES_DESCRIPTION_MAX, SERIES_NAME_MAX } from './series.js';
 import { STORY_DESCRIPTION_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from './story.js';
 import { TAG_NAME_MAX } from './tag.js';
@@ -88,6 +89,14 @@ export const ArchiveStory = Type.Object({
   coverPath: Nullable(ImagePathText),
   createdAt: DateTime,
   updatedAt: DateTime,
+  /**
+   * The reader's own state (docs/decisions.md, "Reading status"). Optional: archives written
+   * before it have none, and restoring one leaves a story's state as the library has it.
+   */
+  readingStatus: Type.Optional(Nullable(ReadingStatus)),
+  finishedAt: Type.Optional(Nullable(DateTime)),
+  readCount: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  favourite: Type.Optional(Type.Boolean()),
 });
 export type ArchiveStory = Static<typeof ArchiveStory>;
 
