@@ -15,6 +15,7 @@ import { searchPlugin } from './plugins/search.js';
 import { jobsPlugin } from './plugins/jobs.js';
 import { archivePlugin } from './archive/plugin.js';
 import { epubPlugin } from './epub/plugin.js';
+import { sendPlugin } from './send/plugin.js';
 import { importPlugin } from './import/plugin.js';
 import { reindexJobPlugin } from './search/reindex-job.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(imagesPlugin, { dataDir: config.dataDir });
   await app.register(urlImportPlugin);
   await app.register(epubPlugin);
+  await app.register(sendPlugin);
   await app.register(authPlugin, config);
   // The job runner, then the kinds it runs (docs/architecture.md, "Background jobs").
   await app.register(jobsPlugin);

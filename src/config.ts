@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseAllowHosts, type ImportAllowList } from './lib/allow-hosts.js';
 import { parseTrustedProxies } from './lib/trusted-proxies.js';
+import { isMailAddress } from './lib/mail-address.js';
 
 /** Log levels pino understands; anything else is a configuration error. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -53,6 +54,38 @@ export interface TypesenseConfig {
   readonly collectionPrefix: string;
 }
 
+/**
+ * The default most bytes of an EPUB sent by mail: 50 MB, the total Amazon's Send to Kindle
+ * accepts by e-mail (attachments together; a sent story is one). Many mail providers refuse
+ * less (Gmail 25 MB, base64 included, so about 18 MB of EPUB): their refusal is a 413 too.
+ */
+const DEFAULT_SEND_MAX_MB = 50;
+const SEND_MAX_MB_MAX = 100;
+/**
+ * Seconds each step of talking to the mail server may take (connecting, resolving its name, its
+ * greeting, any silence while sending): nodemailer's defaults are 2 minutes to connect and 10 of
+ * silence, which would hold a request and a send slot that long for a server that is down.
+ */
+const DEFAULT_SMTP_TIMEOUT_S = 30;
+
+/** Sending a story's EPUB by mail (docs/decisions.md, "Send to an e-reader"), when `SMTP_URL` is set. */
+export interface MailConfig {
+  readonly host: string;
+  readonly port: number;
+  /** `smtps://`: TLS from the first byte; `smtp://`: STARTTLS when the server offers it. */
+  readonly secure: boolean;
+  /** From the URL's user and password, percent-decoded; undefined: no login. */
+  readonly auth: { readonly user: string; readonly pass: string } | undefined;
+  /** `SEND_FROM`, else the URL's user when it is an address. */
+  readonly from: string;
+  /** `SEND_TO`: the recipient when a send names none. */
+  readonly defaultTo: string | undefined;
+  /** `SEND_MAX_MB` in bytes (decimal megabytes, as mail providers count them). */
+  readonly maxBytes: number;
+  /** `SMTP_TIMEOUT_SECONDS` in milliseconds. */
+  readonly timeoutMs: number;
+}
+
 /** `AUTH_PROXY_HEADER` with the `TRUST_PROXY` addresses it is believed from (docs/decisions.md, "Proxy login"). */
 export interface AuthProxyConfig {
   /** The header's name, lower-case as Node presents it. */
@@ -87,6 +120,8 @@ export interface Config {
   readonly trustProxy: boolean | string | number;
   /** The proxy login, when `AUTH_PROXY_HEADER` is set; `undefined`: the header means nothing. */
   readonly authProxy: AuthProxyConfig | undefined;
+  /** Sending EPUBs by mail, when `SMTP_URL` is set; `undefined`: sends answer 503. */
+  readonly mail: MailConfig | undefined;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   /** Time for a whole request to arrive before it is answered 408 and its connection closed. */
@@ -180,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
   problems.push(...importAllow.problems);
   const trustProxy = parseTrustProxy(value('TRUST_PROXY') ?? 'false');
   const authProxy = parseAuthProxy(value('AUTH_PROXY_HEADER'), trustProxy, problems);
+  const mail = parseMail(value, problems);
 
   const sourceRequestDelayMs = parseRange(value('SOURCE_REQUEST_DELAY_MS') ?? String(DEFAULT_SOURCE_REQUEST_DELAY_MS), 0, 600_000);
   if (sourceRequestDelayMs === undefined) problems.push(`SOURCE_REQUEST_DELAY_MS must be an integer from 0 to 600000, got "${env.SOURCE_REQUEST_DELAY_MS}"`);
@@ -200,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: cookieSecure as CookieSecure,
     trustProxy,
     authProxy,
+    mail,
     logLevel: logLevel as LogLevel,
     logFormat: logFormat as LogFormat,
     requestTimeoutMs: (requestTimeoutS as number) * 1000,
@@ -282,6 +319,60 @@ function parseAuthProxy(raw: string | undefined, trustProxy: boolean | string | 
   for (const problem of trusted.problems) problems.push(`TRUST_PROXY must list addresses with AUTH_PROXY_HEADER: ${problem}`);
   if (trusted.entries.length === 0 && trusted.problems.length === 0) problems.push('TRUST_PROXY must list at least one address with AUTH_PROXY_HEADER');
   return Object.freeze({ header, trusted: Object.freeze(trusted.entries) });
+}
+
+/**
+ * `SMTP_URL` (`smtp://` or `smtps://`, user and password in the URL, percent-encoded) with
+ * `SEND_FROM`, `SEND_TO`, `SEND_MAX_MB` and `SMTP_TIMEOUT_SECONDS`. The mail settings without
+ * `SMTP_URL` are an error rather than silently unused.
+ */
+function parseMail(value: (name: string) => string | undefined, problems: string[]): MailConfig | undefined {
+  const raw = value('SMTP_URL');
+  const from = value('SEND_FROM');
+  const to = value('SEND_TO');
+  const maxMb = parseCount(value('SEND_MAX_MB') ?? String(DEFAULT_SEND_MAX_MB), SEND_MAX_MB_MAX);
+  if (maxMb === undefined || maxMb < 1) problems.push(`SEND_MAX_MB must be an integer from 1 to ${SEND_MAX_MB_MAX}`);
+  const timeoutS = parseSeconds(value('SMTP_TIMEOUT_SECONDS') ?? String(DEFAULT_SMTP_TIMEOUT_S));
+  if (timeoutS === undefined) problems.push('SMTP_TIMEOUT_SECONDS must be an integer from 1 to 3600');
+  if (to !== undefined && !isMailAddress(to)) problems.push('SEND_TO must be one e-mail address');
+  if (from !== undefined && !isMailAddress(from)) problems.push('SEND_FROM must be one e-mail address');
+  if (raw === undefined) {
+    if (from !== undefined || to !== undefined) problems.push('SEND_FROM and SEND_TO need SMTP_URL, the mail server to send through');
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Never echoed: the URL holds the password.
+    problems.push('SMTP_URL must be a URL such as smtps://user:password@smtp.example.com');
+    return undefined;
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') problems.push(`SMTP_URL must start with smtp:// or smtps://, not ${url.protocol}//`);
+  if (url.hostname === '') problems.push('SMTP_URL must name the mail server');
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') problems.push('SMTP_URL takes no path, query or fragment');
+  const secure = url.protocol === 'smtps:';
+  let user: string;
+  let pass: string;
+  try {
+    user = decodeURIComponent(url.username);
+    pass = decodeURIComponent(url.password);
+  } catch {
+    problems.push('SMTP_URL has a malformed percent-encoding in its user or password');
+    return undefined;
+  }
+  const sender = from ?? (isMailAddress(user) ? user : undefined);
+  if (sender === undefined) problems.push('SEND_FROM is required when the SMTP_URL user is not an e-mail address');
+  return Object.freeze({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+    secure,
+    auth: user === '' ? undefined : Object.freeze({ user, pass }),
+    from: sender ?? '',
+    defaultTo: to,
+    maxBytes: (maxMb ?? DEFAULT_SEND_MAX_MB) * 1_000_000,
+    timeoutMs: (timeoutS ?? DEFAULT_SMTP_TIMEOUT_S) * 1000,
+  });
 }
 
 function parseTypesense(value: (name: string) => string | undefined, problems: string[]): TypesenseConfig | undefined {

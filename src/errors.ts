@@ -73,8 +73,8 @@ export class TooManyRequests extends HttpError {
 }
 
 export class ServiceUnavailable extends HttpError {
-  constructor(message: string) {
-    super(503, message);
+  constructor(message: string, details?: ErrorDetails) {
+    super(503, message, details);
   }
 }
 

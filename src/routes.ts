@@ -16,6 +16,7 @@ import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { shelfRoutes } from './shelves/routes.js';
+import { sendRoutes } from './send/routes.js';
 import { storyRoutes } from './stories/routes.js';
 import { tagRoutes } from './tags/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
@@ -42,6 +43,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(fileRoutes);
     await protectedScope.register(urlImportRoutes);
     await protectedScope.register(epubRoutes);
+    await protectedScope.register(sendRoutes);
     await protectedScope.register(sanitizationRoutes);
     await protectedScope.register(adminRoutes);
     await protectedScope.register(archiveRoutes);

@@ -4,18 +4,10 @@
  * anyone is a configuration error, and the address list is checked entry by entry.
  */
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems as problemsOf } from '../helpers/config.js';
 import { parseTrustedProxies, trustedProxyMatcher } from '../../src/lib/trusted-proxies.js';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 t.test('off unless AUTH_PROXY_HEADER is set', async (t) => {
   t.equal(loadConfig({}).authProxy, undefined);

@@ -16,6 +16,7 @@ import {
   backupItems,
   deviceItems,
   healthView,
+  mailView,
   passwordSummary,
   reindexView,
   type PasswordErrors,
@@ -70,6 +71,7 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
         created: options.createdToken,
         origin: `${request.protocol}://${request.host}`,
       },
+      mail: mailView(app.config.mail),
     };
     return render(reply, SETTINGS_TEMPLATE, model, options.status);
   };

@@ -1,4 +1,5 @@
 import type { BackupList } from '../../backup/list.js';
+import type { MailConfig } from '../../config.js';
 import type { ReindexStatus } from '../../search/reindex-job.js';
 import type { SearchHealth } from '../../schemas/search.js';
 import type { TokenDto } from '../../schemas/tokens.js';
@@ -64,6 +65,31 @@ export interface DevicesView {
   origin: string;
 }
 
+/** Whether stories can be sent by mail, and through what: never the login (docs/decisions.md, "Send to an e-reader"). */
+export interface MailView {
+  configured: boolean;
+  /** "smtps://smtp.example.com:465". */
+  server: string;
+  from: string;
+  /** `SEND_TO`, or "none (each send names one)". */
+  defaultTo: string;
+  /** "50 MB". */
+  limit: string;
+}
+
+/** The settings page's mail section from the configuration; the URL's user and password are left out. */
+export function mailView(mail: MailConfig | undefined): MailView {
+  if (mail === undefined) return { configured: false, server: '', from: '', defaultTo: '', limit: '' };
+  const host = mail.host.includes(':') ? `[${mail.host}]` : mail.host;
+  return {
+    configured: true,
+    server: `${mail.secure ? 'smtps' : 'smtp'}://${host}:${mail.port}${mail.auth === undefined ? '' : ' (with a login)'}`,
+    from: mail.from,
+    defaultTo: mail.defaultTo ?? 'none (each send names one)',
+    limit: `${mail.maxBytes / 1_000_000} MB`,
+  };
+}
+
 export interface SettingsView extends PageModel {
   /** A sentence on what the last POST did (password changed, backup written), shown as a status. */
   notice: string | undefined;
@@ -78,6 +104,7 @@ export interface SettingsView extends PageModel {
   reindex: ReindexView;
   health: HealthView;
   devices: DevicesView;
+  mail: MailView;
 }
 
 export function deviceItems(tokens: readonly TokenDto[]): DeviceItem[] {

@@ -11,7 +11,8 @@ import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
 import { storyHref } from '../layout/links.js';
-import { deleteView, readerView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
+import { sendStory } from '../../send/service.js';
+import { deleteView, readerView, sendFormView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
 
 const STORY = template<StoryPageView>('stories/story');
 const READER = template<ReaderView>('stories/reader');
@@ -34,10 +35,18 @@ const params = { schema: { params: IdParams, hide: true } };
  * JavaScript; the handlers call the API's own services.
  */
 export const storyRoutes: FastifyPluginAsync = async (app) => {
-  app.get<{ Params: IdParams; Querystring: { rated?: string } }>('/stories/:id', params, async (request, reply) => {
+  app.get<{ Params: IdParams; Querystring: { rated?: string; sent?: string } }>('/stories/:id', params, async (request, reply) => {
     const story = getStoryDto(app.db, request.params.id);
     const notice = request.query.rated === undefined ? '' : 'Rating saved.';
-    return render(reply, STORY, storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice));
+    const send = sendFormView(story.id, app.config.mail, request.query.sent !== undefined);
+    return render(reply, STORY, { ...storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice), send });
+  });
+
+  // The API's send (`POST /api/stories/{id}/send`): the same checks and answers, then 303 back.
+  app.post<{ Params: IdParams }>('/stories/:id/send', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const { id } = request.params;
+    await sendStory(app.mailer, app.epub, id, formFields(request.body).first('to'), request.log);
+    return reply.redirect(`${storyHref(id)}?sent=1#send`, 303);
   });
 
   // rating=1..5 sets it (the API's `POST /api/stories/{id}/rating`); clear=1 removes it (the API's update with `rating: null`).

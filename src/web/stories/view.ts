@@ -53,6 +53,22 @@ export interface StoryPageView extends PageModel {
   ratingAction: string;
   /** The form's message after a rating was saved ('' otherwise). */
   notice: string;
+  /** The "Send to e-reader" form, when mail is configured (docs/decisions.md, "Send to an e-reader"). */
+  send: SendFormView | undefined;
+}
+
+export interface SendFormView {
+  action: string;
+  /** The address the field starts with: `SEND_TO`, or '' when there is none. */
+  to: string;
+  /** "Sent to your e-reader." after a send, '' otherwise. */
+  notice: string;
+}
+
+/** The send form of a story page, or undefined when `SMTP_URL` is not set (the button would only fail). */
+export function sendFormView(storyId: string, mail: { defaultTo: string | undefined } | undefined, sent: boolean): SendFormView | undefined {
+  if (mail === undefined) return undefined;
+  return { action: `${storyHref(storyId)}/send`, to: mail.defaultTo ?? '', notice: sent ? 'Sent: the mail server accepted it.' : '' };
 }
 
 export interface ReaderControl {
@@ -149,6 +165,7 @@ export function storyPageView(story: StoryDto, progress: ReadingProgressDto | un
     editHref: `${href}/edit`,
     deleteHref: `${href}/delete`,
     ratingAction: `${href}/rating`,
+    send: undefined,
     notice,
   };
 }
