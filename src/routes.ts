@@ -9,6 +9,7 @@ import { authorRoutes } from './authors/routes.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { epubRoutes } from './epub/routes.js';
 import { fileRoutes } from './files/routes.js';
+import { followRoutes } from './follow/routes.js';
 import { importRoutes } from './import/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { urlImportRoutes } from './import/url/routes.js';
@@ -42,6 +43,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(searchRoutes);
     await protectedScope.register(fileRoutes);
     await protectedScope.register(urlImportRoutes);
+    await protectedScope.register(followRoutes);
     await protectedScope.register(epubRoutes);
     await protectedScope.register(sendRoutes);
     await protectedScope.register(sanitizationRoutes);

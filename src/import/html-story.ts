@@ -14,7 +14,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { IMAGE_PLACEHOLDER } from './image-placeholder.js';
-import { pictureCandidates, type SourceElement } from './image-sources.js';
+import { absoluteHttpUrl, pictureCandidates, type SourceElement } from './image-sources.js';
 
 export interface ExtractedStory {
   title: string;
@@ -119,22 +119,13 @@ export function withoutSiteName(title: string, siteName: string | null): string 
 }
 
 /** Absolute http(s) form of a URL in the page, or undefined. */
-function absolute(raw: string | null, base: string): string | undefined {
-  if (raw === null || raw.trim() === '') return undefined;
-  try {
-    const url = new URL(raw.trim(), base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The URL the page's relative links mean: its `<base href>` (itself relative to the page), else
  * the page's own URL (as a browser resolves them).
  */
 function documentBase(document: Doc, pageUrl: string): string {
-  return absolute(document.querySelector('base[href]')?.getAttribute('href') ?? null, pageUrl) ?? pageUrl;
+  return absoluteHttpUrl(document.querySelector('base[href]')?.getAttribute('href') ?? null, pageUrl) ?? pageUrl;
 }
 
 /**
@@ -148,7 +139,7 @@ function resolveLinks(root: Root, base: string, pageUrl: string): void {
   const page = new URL(pageUrl);
   page.hash = '';
   for (const link of root.querySelectorAll('a[href]')) {
-    const href = absolute(link.getAttribute('href'), base);
+    const href = absoluteHttpUrl(link.getAttribute('href'), base);
     if (href === undefined) {
       link.removeAttribute('href');
       continue;
@@ -176,7 +167,7 @@ function placeholdImages(root: Root, base: string, maxImages: number): string[][
   }
   const sources: string[][] = [];
   for (const image of [...root.querySelectorAll('img')]) {
-    const candidates = pictureCandidates(image as unknown as SourceElement, (raw) => absolute(raw, base));
+    const candidates = pictureCandidates(image as unknown as SourceElement, (raw) => absoluteHttpUrl(raw, base));
     for (const name of SOURCE_ATTRIBUTES) image.removeAttribute(name);
     if (candidates.length === 0 || sources.length >= maxImages) {
       image.remove();

@@ -130,3 +130,14 @@ export function pictureCandidates(image: SourceElement, resolve: (raw: string | 
     .filter((url): url is string => url !== undefined);
   return [...new Set(urls)].slice(0, MAX_PICTURE_CANDIDATES);
 }
+
+/** `raw` resolved against `base` when it is an http(s) URL; undefined for anything else (empty, `data:`, `javascript:`). */
+export function absoluteHttpUrl(raw: string | null, base: string): string | undefined {
+  if (raw === null || raw.trim() === '') return undefined;
+  try {
+    const url = new URL(raw.trim(), base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

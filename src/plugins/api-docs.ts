@@ -164,6 +164,7 @@ export const apiDocsPlugin = fp(
           { name: 'config', description: 'Settings the server applies, such as HTML sanitization' },
           { name: 'admin', description: 'Backups' },
           { name: 'archive', description: 'Export the library as a portable archive, and restore one' },
+          { name: 'sources', description: 'Stories that follow their source: the update log and checking the source again' },
           { name: 'tokens', description: 'Device tokens for e-readers and apps' },
           { name: 'health', description: 'Liveness for monitors' },
         ],

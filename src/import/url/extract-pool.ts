@@ -14,6 +14,7 @@ import { HttpError } from '../../errors.js';
 import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerPoolClosed, WorkerTaskFailed, WorkerTaskTimeout } from '../../lib/worker-pool.js';
 import type { OtwPage } from '../../sources/otwarchive/parse.js';
 import type { ExtractedStory } from '../html-story.js';
+import type { PreparedWork } from './source-text.js';
 import { importsBusy } from './errors.js';
 
 /** Two cores on the smallest supported machines: one import at a time leaves one for the rest. */
@@ -26,7 +27,7 @@ export const EXTRACT_TIMEOUT_MS = 30_000;
 const WORKER_HEAP_MB = 768;
 
 /** A page as {@link ExtractPool.read} sees it: a page of a source we follow, or an ordinary page's story. */
-export type ReadPage = { kind: 'otwarchive'; page: OtwPage } | { kind: 'article'; story: ExtractedStory | undefined };
+export type ReadPage = { kind: 'otwarchive'; page: OtwPage; prepared: PreparedWork | undefined } | { kind: 'article'; story: ExtractedStory | undefined };
 
 export interface ExtractPoolOptions {
   threads?: number;

@@ -10,6 +10,7 @@ import { parseOtwPage } from '../../sources/otwarchive/parse.js';
 import { decodeHtml } from '../decode-text.js';
 import { extractStory } from '../html-story.js';
 import type { ReadPage } from './extract-pool.js';
+import { prepareWork } from './source-text.js';
 
 serveWorkerTasks({
   /** The page's story, or undefined when it has none. */
@@ -18,7 +19,7 @@ serveWorkerTasks({
   read: (bytes: Uint8Array, charset: string | undefined, url: string, maxImages: number, maxChapters: number): ReadPage => {
     const html = decodeHtml(bytes, charset);
     const otw = parseOtwPage(html, url, { maxChapters });
-    if (otw !== undefined) return { kind: 'otwarchive', page: otw };
+    if (otw !== undefined) return { kind: 'otwarchive', page: otw, prepared: otw.kind === 'work' ? prepareWork(otw.work, maxImages) : undefined };
     return { kind: 'article', story: extractStory(html, url, maxImages) };
   },
 });

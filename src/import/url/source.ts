@@ -15,6 +15,7 @@ import { notHtml, pageTooLarge, restrictedWork, sourceUnreadable, tooManyChapter
 import type { ExtractPool } from './extract-pool.js';
 import { fetchResource, type Fetched } from './fetch.js';
 import type { SiteQueue } from './site-queue.js';
+import type { PreparedWork } from './source-text.js';
 
 /** 10 MiB of HTML (after decompression) is far more than any ordinary story page; beyond is refused. */
 export const MAX_PAGE_BYTES = 10 * 1024 * 1024;
@@ -47,7 +48,8 @@ export interface SourceReadDeps {
 
 /** What an address holds. */
 export type SourceRead =
-  | { kind: 'work'; work: SourceWork }
+  /** The work with its pictures as placeholders, the pictures' sources and each chapter's plain text. */
+  | { kind: 'work'; work: SourceWork; prepared: PreparedWork }
   | { kind: 'series'; name: string; url: string; works: string[] }
   /** An ordinary page: its story (undefined when it has none) and the address it came from after redirects. */
   | { kind: 'article'; story: ExtractedStory | undefined; url: URL };
@@ -133,7 +135,7 @@ export async function readAddress(deps: SourceReadDeps, url: URL, maxImages: num
     const otw = seen.page;
     switch (otw.kind) {
       case 'work':
-        return { kind: 'work', work: otw.work };
+        return { kind: 'work', work: otw.work, prepared: seen.prepared ?? { imageSources: [], plainTexts: [] } };
       case 'series':
         return readSeries(deps, otw, maxImages);
       case 'restricted':
