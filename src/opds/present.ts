@@ -126,6 +126,9 @@ export function catalogRoot(links: OpdsLinks, updated: string): string {
   });
   const items = [
     entry('continue', 'Continue reading', 'Stories you have started, last read first', '/continue'),
+    entry('want-to-read', 'Want to read', 'Stories you mean to read, newest first', '/want-to-read'),
+    entry('reading', 'Reading', 'Stories you are reading, newest first', '/reading'),
+    entry('favourites', 'Favourites', 'Your favourite stories, newest first', '/favourites'),
     entry('recent', 'Recently added', 'The newest stories first', '/stories', { query: { sort: 'added' }, rel: 'http://opds-spec.org/sort/new' }),
     entry('updated', 'Recently updated', 'The most recently changed stories first', '/stories', { query: { sort: 'updated' } }),
     entry('all', 'All stories A–Z', 'Every story by title', '/stories'),

@@ -33,6 +33,13 @@ const SORT_TITLES: Readonly<Record<OpdsSort, string>> = {
   words: 'All stories by length',
 };
 
+/** The reader's lists (docs/decisions.md, "Reading status"): path segment, title, filter. */
+const READER_LISTS: ReadonlyArray<readonly [string, string, opds.ReaderListFilter]> = [
+  ['want-to-read', 'Want to read', { readingStatus: 'want-to-read' }],
+  ['reading', 'Reading', { readingStatus: 'reading' }],
+  ['favourites', 'Favourites', { favourite: true }],
+];
+
 /** The path form's token (`/opds/k/:token/…`), or undefined for the header forms. */
 function linksOf(request: FastifyRequest): OpdsLinks {
   const token = (request.params as { token?: unknown }).token;
@@ -92,6 +99,17 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const result = opds.continueReading(app.db);
     return acquisition(request, reply, { key: 'continue', title: 'Continue reading', path: '/continue' }, result);
   });
+
+  for (const [segment, title, filter] of READER_LISTS) {
+    app.get(
+      `/${segment}`,
+      { schema: { tags: OPDS, summary: `${title}: the reader's list, newest first`, querystring: OpdsPageQuery, response: xmlResponses } },
+      async (request, reply) => {
+        const result = await opds.readerList(app.db, app.searchEngine, filter, request.query.page);
+        return acquisition(request, reply, { key: segment, title, path: `/${segment}` }, result);
+      },
+    );
+  }
 
   app.get(
     '/search',

@@ -15,6 +15,7 @@ import type { SearchEngine } from '../search/engine.js';
 import type { StorySortKey } from '../schemas/story.js';
 import { pageWindow, type SortDirection } from '../lib/pagination.js';
 import type { OpdsSort } from '../schemas/opds.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 import { latestStoryUpdate, loadOpdsStories, type OpdsStory } from './repository.js';
 
 /** Entries per feed page (docs/decisions.md, "OPDS catalog"). */
@@ -94,6 +95,19 @@ export function continueReading(db: Db): StoryPage {
   const stories = loadOpdsStories(db, continueReadingIds(db, OPDS_PAGE_SIZE));
   return { stories, total: stories.length, page: 0 };
 }
+
+/**
+ * The reader's lists (docs/decisions.md, "Reading status"): the stories with one reading status,
+ * or the favourites, newest first, through the story search's filters (the same answer as
+ * `GET /api/stories/search?query=*&readingStatus=…&sortBy=createdAt`).
+ */
+export async function readerList(db: Db, engine: SearchEngine, filter: ReaderListFilter, page: number): Promise<StoryPage> {
+  const result = await answerStorySearch(engine, { query: '*', page, size: OPDS_PAGE_SIZE, sortBy: 'createdAt', sortDir: 'desc', ...filter });
+  return { stories: loadOpdsStories(db, result.results.map((story) => story.id)), total: result.totalHits, page };
+}
+
+/** Which of the reader's lists: one status, or the favourites. */
+export type ReaderListFilter = { readingStatus: ReadingStatus } | { favourite: true };
 
 /** The story search (`/api/stories/search`'s rules: relevance first, blank matches every story). */
 export async function search(db: Db, engine: SearchEngine, query: string, page: number): Promise<StoryPage> {

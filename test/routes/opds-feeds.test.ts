@@ -33,6 +33,9 @@ t.test('the root is a navigation feed of every list, with search', async (t) => 
     root.entries.map((entry) => [entry.title, entry.links[0]?.href, entry.links[0]?.type]),
     [
       ['Continue reading', '/opds/continue', ACQ],
+      ['Want to read', '/opds/want-to-read', ACQ],
+      ['Reading', '/opds/reading', ACQ],
+      ['Favourites', '/opds/favourites', ACQ],
       ['Recently added', '/opds/stories?sort=added', ACQ],
       ['Recently updated', '/opds/stories?sort=updated', ACQ],
       ['All stories A–Z', '/opds/stories', ACQ],
@@ -242,6 +245,31 @@ t.test('continue reading lists the stories in progress, last read first', async 
     ['A', 'B'],
   );
   t.equal(continuing.totalResults, 2);
+});
+
+t.test("the reader's lists: want to read, reading and favourites, newest first, paged", async (t) => {
+  const ctx = await buildTestApp(t);
+  const made: Record<string, string> = {};
+  for (const title of ['Wish one', 'Wish two', 'Begun', 'Held', 'Loved']) made[title] = (await createStory(ctx, { title })).id;
+  for (const [title, status] of [
+    ['Wish one', 'want-to-read'],
+    ['Wish two', 'want-to-read'],
+    ['Held', 'on-hold'],
+  ] as const) {
+    t.equal((await ctx.put(`/api/stories/${made[title]}/reading-status`, { status })).statusCode, 200);
+  }
+  t.equal((await ctx.put(`/api/stories/${made.Begun}/progress`, { progress: 0.1, position: null })).statusCode, 200, 'opened: reading');
+  for (const title of ['Loved', 'Wish one']) t.equal((await ctx.put(`/api/stories/${made[title]}/favourite`, { favourite: true })).statusCode, 200);
+
+  const wanted = await feed(t, ctx, '/opds/want-to-read', 'acquisition');
+  t.equal(wanted.id, 'urn:storyshelf:opds:want-to-read');
+  t.equal(wanted.title, 'Want to read');
+  t.same(wanted.entries.map((entry) => entry.title), ['Wish two', 'Wish one'], 'newest first');
+  t.equal(wanted.totalResults, 2);
+  t.same((await feed(t, ctx, '/opds/reading', 'acquisition')).entries.map((entry) => entry.title), ['Begun'], 'a story opened is reading; on hold is not');
+  t.same((await feed(t, ctx, '/opds/favourites', 'acquisition')).entries.map((entry) => entry.title), ['Loved', 'Wish one']);
+  t.equal((await feed(t, ctx, '/opds/favourites?page=1', 'acquisition')).entries.length, 0, 'a page past the end is empty');
+  t.equal((await ctx.get('/opds/reading?page=-1')).statusCode, 400, 'a bad page is 400');
 });
 
 t.test('search answers through the search service, with an OpenSearch description', async (t) => {

@@ -35,6 +35,8 @@ t.test('every feed kind is well-formed, valid Atom, and shows hostile text as te
   t.ok(story.title.includes('\u0001'), 'the library keeps the characters as given; only the feeds drop them');
   await createStory(ctx, { title: 'Plain neighbour' });
   t.equal((await ctx.put(`/api/stories/${story.id}/progress`, { progress: 0.3, position: null })).statusCode, 200);
+  // The hostile story in the reader's lists too: reading (opened above) and a favourite.
+  t.equal((await ctx.put(`/api/stories/${story.id}/favourite`, { favourite: true })).statusCode, 200);
   const tagId = ((await ctx.get('/api/tags')).json() as { content: { id: string; name: string }[] }).content.find((tag) => tag.name.startsWith('tag '))!.id;
   const secret = await makeDeviceToken(ctx, ['read']);
 
@@ -45,6 +47,9 @@ t.test('every feed kind is well-formed, valid Atom, and shows hostile text as te
     '/stories?page=3',
     '/top-rated',
     '/continue',
+    '/want-to-read',
+    '/reading',
+    '/favourites',
     '/search?q=Bold',
     '/search?q=%3C%26%22',
     '/authors',
