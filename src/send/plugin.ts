@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { sendSlots, type Mailer } from './service.js';
+import { SEND_DEADLINE_MS, sendSlots, type Mailer } from './service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,7 +12,7 @@ declare module 'fastify' {
  * The app's SMTP transport and its bound on concurrent sends, from the `SMTP_URL` settings
  * (docs/decisions.md, "Send to an e-reader"). A connection per message, not a pool: sends are
  * rare, and a pool would keep a connection (and the server's idle timer) open for nothing. Every
- * step of the conversation has the configured timeout; nodemailer may read no file or URL into a
+ * step of the conversation has the configured timeout, and a whole send its deadline; nodemailer may read no file or URL into a
  * message. Closed with the app. nodemailer is loaded only when mail is configured: the other
  * starts need not pay for importing it.
  */
@@ -36,7 +36,7 @@ export const sendPlugin = fp(
       disableFileAccess: true,
       disableUrlAccess: true,
     });
-    app.decorate('mailer', { config, transport, sends: sendSlots() });
+    app.decorate('mailer', { config, transport, sends: sendSlots(), deadlineMs: SEND_DEADLINE_MS });
     app.addHook('onClose', async () => transport.close());
   },
   { name: 'storyshelf-send', fastify: '5.x', dependencies: ['storyshelf-epub'] },

@@ -23,11 +23,20 @@ const SUBJECT_MAX = 200;
 /** The longest piece of the mail server's reply passed on in an error's details. */
 const REPLY_MAX = 200;
 
+/**
+ * The longest a whole send may take, connecting to the server's final answer: the per-step
+ * timeouts end a silent server, this ends one that drips. A 50 MB book is ~67 MB in base64,
+ * about 9 minutes at 1 Mbit/s, a slow home uplink.
+ */
+export const SEND_DEADLINE_MS = 10 * 60_000;
+
 /** What sending needs: the settings, the app's SMTP transport and its bound on concurrent sends. */
 export interface Mailer {
   config: MailConfig;
   transport: Transporter;
   sends: Semaphore;
+  /** {@link SEND_DEADLINE_MS}; a test may shorten it. */
+  deadlineMs: number;
 }
 
 /** The bound on concurrent sends, one per app (src/send/plugin.ts). */
@@ -69,13 +78,16 @@ function reply(error: SmtpError): string {
  * size (552, RFC 5321), 504 when it did not answer in time, 502 for everything else (unreachable,
  * wrong login, recipient refused), each naming the cause in `details.smtp`.
  */
-export function sendFailure(error: unknown, config: MailConfig): HttpError {
+export function sendFailure(error: unknown, mailer: Pick<Mailer, 'config' | 'deadlineMs'>): HttpError {
+  const { config } = mailer;
   const smtp = (typeof error === 'object' && error !== null ? error : {}) as SmtpError;
   const server = `${config.host}:${config.port}`;
   if (smtp.responseCode === 552) return new TooLarge('The mail server refused a message this large', { smtp: reply(smtp) || 'message too large' });
   switch (smtp.code) {
     case 'ETIMEDOUT':
       return new HttpError(504, 'The mail server did not answer in time', { smtp: `${server} was silent for ${config.timeoutMs / 1000} s` });
+    case 'EABORT':
+      return new HttpError(504, 'The mail server did not take the message in time', { smtp: `the send took over ${mailer.deadlineMs / 1000} s` });
     case 'EAUTH':
     case 'ENOAUTH':
       return new HttpError(502, 'The mail server refused the login', { smtp: reply(smtp) || 'check the user and password in SMTP_URL' });
@@ -97,7 +109,8 @@ export function sendFailure(error: unknown, config: MailConfig): HttpError {
  * Builds the story's EPUB (the EPUB export's own build queue) and mails it to `to` (else
  * `SEND_TO`), at most {@link MAX_CONCURRENT_SENDS} at once: 503 when mail is not configured or
  * too many sends wait, 400 for a missing or bad recipient (checked before any work), 404 for an
- * unknown story, 413 over `SEND_MAX_MB`, 502/504 when the mail server does not take it.
+ * unknown story, 413 over `SEND_MAX_MB`, 502/504 when the mail server does not take it (504 past
+ * {@link SEND_DEADLINE_MS} too).
  */
 export async function sendStory(mailer: Mailer | undefined, epub: EpubDeps, id: string, to: string | undefined, log: FastifyBaseLogger): Promise<SendResponse> {
   if (mailer === undefined) throw mailNotConfigured();
@@ -113,6 +126,7 @@ export async function sendStory(mailer: Mailer | undefined, epub: EpubDeps, id: 
     const subject = book.title.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, SUBJECT_MAX);
     try {
       const info = await transport.sendMail({
+        signal: AbortSignal.timeout(mailer.deadlineMs),
         from: config.from,
         to: recipient,
         subject,
@@ -121,7 +135,7 @@ export async function sendStory(mailer: Mailer | undefined, epub: EpubDeps, id: 
       });
       log.info({ storyId: id, to: recipient, bytes: book.bytes.length, messageId: info.messageId }, 'Sent a story to an e-reader');
     } catch (error) {
-      const failure = sendFailure(error, config);
+      const failure = sendFailure(error, mailer);
       const smtp = error as SmtpError;
       log.warn({ storyId: id, to: recipient, code: smtp.code, responseCode: smtp.responseCode, command: smtp.command }, `Sending a story failed: ${failure.message}`);
       throw failure;

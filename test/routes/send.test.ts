@@ -158,6 +158,16 @@ t.test('the mail server is down: 502; silent: 504 after SMTP_TIMEOUT_SECONDS', a
   t.ok(Date.now() - started < 5000, 'the timeout holds');
 });
 
+t.test('a send past its deadline is stopped: 504', async (t) => {
+  const ctx = await buildTestApp(t, { SMTP_URL: `smtp://127.0.0.1:${await silentServer(t)}`, SEND_FROM: USER, SEND_TO: KINDLE, SMTP_TIMEOUT_SECONDS: '60' });
+  ctx.app.mailer!.deadlineMs = 1000;
+  const story = await createStory(ctx);
+  const started = Date.now();
+  const body = checkError(t, await send(ctx, story.id, {}), 504, 'smtp');
+  t.match(body.details?.smtp, /took over 1 s/, 'the whole-send deadline, not the 60 s step timeout');
+  t.ok(Date.now() - started < 10_000);
+});
+
 t.test('too large: over SEND_MAX_MB nothing is sent (413); the server\'s own size refusal is 413 too', async (t) => {
   const smtp = await startSmtp(t, { size: 4000 });
   const ctx = await buildTestApp(t, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SEND_FROM: USER, SEND_TO: KINDLE, SEND_MAX_MB: '1' });
