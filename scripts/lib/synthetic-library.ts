@@ -25,6 +25,7 @@ import { insertAuthor, replaceAuthorUrls } from '../../src/authors/repository.js
 import { insertSeries } from '../../src/series/repository.js';
 import { insertTag } from '../../src/tags/repository.js';
 import { insertStory, linkTags } from '../../src/stories/repository.js';
+import { insertChapter } from '../../src/stories/chapter-repository.js';
 
 export const DEFAULT_SEED = 20261121;
 export const VOCABULARY_SIZE = 50_000;
@@ -411,6 +412,8 @@ export async function seedLibrary(db: Db, options: SeedOptions): Promise<SeedRep
           spec.id,
           spec.tags.map((tag) => tagIds[tag]!),
         );
+        // Every story is at least one chapter: its text as one untitled chapter, as the migration makes it.
+        insertChapter(tx, spec.id, 1, { title: '', contentHtml: spec.contentHtml, contentPlain: spec.contentPlain, wordCount: spec.wordCount, sourceUrl: null, sourceKey: null }, spec.createdAt);
       }
     });
     done += size;

@@ -15,6 +15,8 @@ import { findTagById, findTagByName, findOrCreateTags } from '../tags/repository
 import { cleanName, nameKey, storedTagName } from '../lib/names.js';
 import { findProgress, saveProgressRow } from '../stories/progress-repository.js';
 import { insertStory, linkTags, tagIdsOf, unlinkTags } from '../stories/repository.js';
+import { replaceChapters } from '../stories/chapter-service.js';
+import { textAsChapter } from '../stories/chapter-text.js';
 import type { StoryText } from '../html/story-text.js';
 import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
 
@@ -127,6 +129,8 @@ export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { not
   const existing = tx.select({ coverPath: stories.coverPath }).from(stories).where(eq(stories.id, story.id)).get();
   if (existing === undefined) insertStory(tx, { id: story.id, ...values });
   else tx.update(stories).set(values).where(eq(stories.id, story.id)).run();
+  // The archive's body is the story's one chapter (docs/decisions.md, "Chapters").
+  replaceChapters(tx, story.id, [textAsChapter(text)], story.updatedAt);
   const names = [...new Set(story.tagNames.map(storedTagName).filter((name) => name !== ''))];
   const wanted = findOrCreateTags(tx, names).map((tag) => tag.id);
   const current = tagIdsOf(tx, story.id);

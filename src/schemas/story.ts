@@ -7,6 +7,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, HttpUrl, limitQuery, Nullable, Paged, Rating, sortedPageQuery, Uuid } from './common.js';
 import { IMAGE_PATH_MAX } from './files.js';
 import { TAG_NAME_MAX, TagDto } from './tag.js';
+import { CHAPTERS_MAX, ChapterInput } from './chapter.js';
+import { ReadingStatus } from './reading-status.js';
 
 export const STORY_TITLE_MAX = 255;
 export const STORY_DESCRIPTION_MAX = 1000;
@@ -17,6 +19,14 @@ export const LINKED_NAME_MAX = 255;
  * that one body cannot hold up the server (20,000 names stalled every request for seconds).
  */
 export const STORY_TAG_NAMES_MAX = 100;
+
+export const STORY_STATUSES = ['complete', 'in-progress'] as const;
+/** The source's completion of the work (docs/decisions.md, "Chapters"). */
+export const StoryStatus = Type.Union(STORY_STATUSES.map((status) => Type.Literal(status)));
+/** BCP 47, as `en`, `pt-BR`, `zh-Hant-TW`: a language subtag and up to a few more. */
+export const LanguageTag = Type.String({ pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8}){0,6}$', maxLength: 35 });
+/** Authors one story may name: AO3's largest works have a few dozen co-creators. */
+export const STORY_AUTHORS_MAX = 50;
 
 export const StoryDto = Type.Object({
   id: Uuid,
@@ -37,6 +47,17 @@ export const StoryDto = Type.Object({
   tags: Type.Array(TagDto, { description: 'Sorted by name' }),
   createdAt: DateTime,
   updatedAt: DateTime,
+  chapterCount: Type.Integer({ minimum: 1 }),
+  status: Nullable(StoryStatus),
+  publishedAt: Nullable(DateTime),
+  sourceUpdatedAt: Nullable(DateTime),
+  language: Nullable(Type.String()),
+  authors: Type.Array(Type.Object({ id: Uuid, name: Type.String() }), { description: 'Every author in order; authors[0] is authorId/authorName' }),
+  chaptersAddedAt: Nullable(DateTime),
+  readingStatus: Nullable(ReadingStatus),
+  finishedAt: Nullable(DateTime),
+  readCount: Type.Integer({ minimum: 0 }),
+  favourite: Type.Boolean(),
 });
 export type StoryDto = Static<typeof StoryDto>;
 
@@ -86,6 +107,14 @@ const storyFields = {
   seriesId: Type.Optional(Nullable(Uuid)),
   seriesName: Type.Optional(Nullable(LinkedName)),
   tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX }), { maxItems: STORY_TAG_NAMES_MAX }))),
+  /** The whole work as chapters, instead of `contentHtml` (docs/api.md, "Chapters"): replaces every chapter. */
+  chapters: Type.Optional(Type.Array(ChapterInput, { minItems: 1, maxItems: CHAPTERS_MAX })),
+  /** Every author in order, instead of authorId/authorName; the first is `authorId`. */
+  authorNames: Type.Optional(Type.Array(LinkedName, { minItems: 1, maxItems: STORY_AUTHORS_MAX })),
+  status: Type.Optional(Nullable(StoryStatus)),
+  publishedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  sourceUpdatedAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  language: Type.Optional(Nullable(LanguageTag)),
   /**
    * docs/decisions.md, "Images": an image uploaded earlier through `/api/files/upload/cover`, as
    * `covers/<file>`; it must exist (else 400). `null` removes the cover.

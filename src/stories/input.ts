@@ -11,6 +11,8 @@ import type { DbOrTx } from '../db/open.js';
 import type { ErrorDetails } from '../errors.js';
 import { parseImagePathOf } from '../images/image-path.js';
 import { deriveStoryText, type StoryText } from '../html/story-text.js';
+import { assembleWork, deriveChapter, textAsChapter, type ChapterText } from './chapter-text.js';
+import type { TagKind } from '../schemas/tag.js';
 import { cleanName } from '../lib/names.js';
 import type { StoryCreateBody, StoryUpdateBody } from '../schemas/story.js';
 import { findSeriesById } from '../series/repository.js';
@@ -25,8 +27,20 @@ export interface StoryInput {
   title?: string;
   summary?: string | null;
   description?: string | null;
-  /** Present when the body gave `contentHtml` (even `null`): the derived triple to store. */
+  /**
+   * Present when the body gave `contentHtml` (even `null`) or `chapters`: the chapters that
+   * replace the story's, and the whole work assembled from them (the story row's columns).
+   */
+  chapters?: ChapterText[];
   text?: StoryText;
+  /** Authors after the first (`author`), in order; present when the body gave `authorNames`. */
+  coauthorNames?: string[];
+  /** The kinds of the tags the input names, by name key (src/lib/names.ts `nameKey`): importers give them, a body has none. */
+  tagKinds?: ReadonlyMap<string, TagKind>;
+  status?: 'complete' | 'in-progress' | null;
+  publishedAt?: string | null;
+  sourceUpdatedAt?: string | null;
+  language?: string | null;
   sourceUrl?: string | null;
   volume?: number | null;
   rating?: number | null;
@@ -105,13 +119,29 @@ function checkStoryBody(db: DbOrTx, body: StoryUpdateBody, details: ErrorDetails
     title = body.title.trim();
     if (title === '') details.title = BLANK;
   }
-  const author = parseLink(details, { id: 'authorId', name: 'authorName' }, body.authorId, body.authorName);
+  let author = parseLink(details, { id: 'authorId', name: 'authorName' }, body.authorId, body.authorName);
+  let coauthorNames: string[] | undefined;
+  if (body.authorNames !== undefined) {
+    if (body.authorId !== undefined || body.authorName !== undefined) {
+      details.authorNames = 'give either authorNames or authorId/authorName, not both';
+    } else {
+      const names = [...new Map(body.authorNames.map((name) => [name, cleanName(name)])).values()];
+      if (names.some((name) => name === '')) details.authorNames = BLANK;
+      else {
+        author = { name: names[0] as string };
+        coauthorNames = names.slice(1);
+      }
+    }
+  }
+  if (body.chapters !== undefined && body.contentHtml !== undefined) {
+    details.chapters = 'give either contentHtml or chapters, not both';
+  }
   const series = parseLink(details, { id: 'seriesId', name: 'seriesName' }, body.seriesId, body.seriesName);
   checkLinkExists(db, details, author, 'authorId', findAuthorById);
   checkLinkExists(db, details, series, 'seriesId', findSeriesById);
   const tagNames = parseTagNames(details, body.tagNames);
   const coverPath = parseCoverPath(details, body.coverPath);
-  return { title, author, series, tagNames, coverPath };
+  return { title, author, coauthorNames, series, tagNames, coverPath };
 }
 
 /**
@@ -130,7 +160,7 @@ export function storyBodyIssues(db: DbOrTx, body: StoryUpdateBody): ErrorDetails
  */
 export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): StoryInput {
   const details: ErrorDetails = {};
-  const { title, author, series, tagNames, coverPath } = checkStoryBody(db, body, details);
+  const { title, author, coauthorNames, series, tagNames, coverPath } = checkStoryBody(db, body, details);
   throwIfInvalid(details);
 
   const input: StoryInput = { author, series };
@@ -142,7 +172,29 @@ export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBo
   if (body.rating !== undefined) input.rating = body.rating;
   if (tagNames !== undefined) input.tagNames = tagNames;
   if (coverPath !== undefined) input.coverPath = coverPath;
+  if (coauthorNames !== undefined) input.coauthorNames = coauthorNames;
+  if (body.status !== undefined) input.status = body.status;
+  if (body.publishedAt !== undefined) input.publishedAt = normalizedTime(body.publishedAt);
+  if (body.sourceUpdatedAt !== undefined) input.sourceUpdatedAt = normalizedTime(body.sourceUpdatedAt);
+  if (body.language !== undefined) input.language = body.language;
   // Sanitizing is the costly part of a write: done here, before the write transaction opens.
-  if (body.contentHtml !== undefined) input.text = deriveStoryText(body.contentHtml);
+  if (body.chapters !== undefined) setChapters(input, body.chapters.map(deriveChapter));
+  else if (body.contentHtml !== undefined) {
+    // The story's text exactly as it always was derived (an HTML that sanitizes to nothing stays
+    // "", not null), and that text as its one chapter.
+    input.text = deriveStoryText(body.contentHtml);
+    input.chapters = [textAsChapter(input.text)];
+  }
   return input;
+}
+
+/** The chapters an input replaces the story's with, and the whole work they make. */
+export function setChapters(input: StoryInput, chapters: ChapterText[]): void {
+  input.chapters = chapters;
+  input.text = assembleWork(chapters);
+}
+
+/** A schema-valid date-time as the library stores times: ISO 8601 UTC with milliseconds. */
+function normalizedTime(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
 }

@@ -12,6 +12,19 @@ import type { ReadingProgressDto } from '../schemas/reading-progress.js';
  * to the socket as they are (docs/performance.md). test/routes/stories-json.test.ts holds this
  * SQL to the `StoryDto` schema.
  */
+/**
+ * Story `s`'s authors in order as a JSON array of `{id, name}`: the first author (`author_id`),
+ * then its co-authors by position (docs/decisions.md, "Chapters").
+ */
+export const STORY_AUTHORS_SQL = `json((
+    SELECT json_group_array(json_object('id', named.id, 'name', named.name) ORDER BY named.position)
+    FROM (
+      SELECT fa.id, fa.name, 1 AS position FROM authors fa WHERE fa.id = s.author_id
+      UNION ALL
+      SELECT ca.id, ca.name, c.position FROM story_coauthors c JOIN authors ca ON ca.id = c.author_id WHERE c.story_id = s.id
+    ) named
+  ))`;
+
 export const STORY_JSON_SQL = `json_object(
   'id', s.id,
   'title', s.title,
@@ -30,13 +43,24 @@ export const STORY_JSON_SQL = `json_object(
   'seriesName', se.name,
   'tags', json((
     SELECT json_group_array(json_object(
-      'id', t.id, 'name', t.name, 'storyCount', t.story_count, 'createdAt', t.created_at, 'updatedAt', t.updated_at
+      'id', t.id, 'name', t.name, 'storyCount', t.story_count, 'createdAt', t.created_at, 'updatedAt', t.updated_at, 'kind', t.kind
     ) ORDER BY t.name, t.id)
     FROM story_tags st JOIN tags t ON t.id = st.tag_id
     WHERE st.story_id = s.id
   )),
   'createdAt', s.created_at,
-  'updatedAt', s.updated_at
+  'updatedAt', s.updated_at,
+  'chapterCount', s.chapter_count,
+  'status', s.status,
+  'publishedAt', s.published_at,
+  'sourceUpdatedAt', s.source_updated_at,
+  'language', s.language,
+  'authors', ${STORY_AUTHORS_SQL},
+  'chaptersAddedAt', s.chapters_added_at,
+  'readingStatus', s.reading_status,
+  'finishedAt', s.finished_at,
+  'readCount', s.read_count,
+  'favourite', json(CASE WHEN s.favourite THEN 'true' ELSE 'false' END)
 )`;
 
 /** The joins {@link STORY_JSON_SQL} reads from, after `FROM stories s`. */

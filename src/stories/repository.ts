@@ -7,7 +7,7 @@
  */
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../db/open.js';
-import { stories, storyTags } from '../db/schema.js';
+import { stories, storyCoauthors, storyTags } from '../db/schema.js';
 import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryDto } from '../schemas/story.js';
 import { STORY_CARD_JSON_SQL, STORY_JSON_JOINS, STORY_JSON_SQL, type StoryCard } from './present.js';
@@ -194,4 +194,21 @@ export function missingStoryIds(db: DbOrTx, ids: readonly string[]): string[] {
       .map((row) => row.id),
   );
   return ids.filter((id) => !found.has(id));
+}
+
+/** The story's first author (`author_id`), or null. */
+export function findStoryAuthorId(tx: DbOrTx, storyId: string): string | null {
+  return tx.select({ authorId: stories.authorId }).from(stories).where(eq(stories.id, storyId)).get()?.authorId ?? null;
+}
+
+/** Makes the story's co-authors exactly these author ids, in order (positions from 2). */
+export function replaceCoauthors(tx: Tx, storyId: string, authorIds: readonly string[]): void {
+  tx.delete(storyCoauthors).where(eq(storyCoauthors.storyId, storyId)).run();
+  authorIds.forEach((authorId, i) => tx.insert(storyCoauthors).values({ storyId, authorId, position: i + 2 }).run());
+}
+
+/** Removes an author from the story's co-authors (they became its first author). */
+export function dropCoauthor(tx: Tx, storyId: string, authorId: string | null): void {
+  if (authorId === null) return;
+  tx.delete(storyCoauthors).where(and(eq(storyCoauthors.storyId, storyId), eq(storyCoauthors.authorId, authorId))).run();
 }

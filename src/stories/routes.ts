@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendJson } from '../lib/json-bytes.js';
 import { errorResponses, IdParams, MessageBody } from '../schemas/common.js';
 import { StoryCreateBody, StoryDto, StoryRatingBody, StoryTagParams, StoryUpdateBody } from '../schemas/story.js';
+import { chapterRoutes } from './chapter-routes.js';
 import { storyCoverRoutes } from './cover-routes.js';
 import { storyListRoutes } from './list-routes.js';
 import { storyProgressRoutes } from './progress-routes.js';
@@ -15,7 +16,7 @@ const STORIES = ['stories'];
  * docs/api.md, "Stories — /api/stories", except search (its own owner): one story, its writes, its
  * rating and its tag links here; the lists in `list-routes.ts`, the cover in `cover-routes.ts`,
  * reading progress and continue-reading in `progress-routes.ts`, reading status and favourite in
- * `reading-status-routes.ts`. Literal segments (`recent`,
+ * `reading-status-routes.ts`, chapters in `chapter-routes.ts`. Literal segments (`recent`,
  * `top-rated`, `continue-reading`, `author`, `series`, `tags`, `search`) win over `{id}` in
  * Fastify's router.
  */
@@ -24,6 +25,7 @@ export const storyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(storyCoverRoutes);
   await app.register(storyProgressRoutes);
   await app.register(storyReadingStatusRoutes);
+  await app.register(chapterRoutes);
 
   app.get(
     '/stories/:id',

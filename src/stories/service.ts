@@ -7,13 +7,16 @@
  */
 import type { Db, Tx } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
-import { BadRequest, NotFound, type ErrorDetails } from '../errors.js';
+import { BadRequest, type ErrorDetails } from '../errors.js';
+import { storyNotFound } from './errors.js';
 import { commitImageChange, type AttachedImage } from '../images/image-changes.js';
 import { inlineImagePaths, releasedInlineImages } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
 import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
-import { findOrCreateTags, findTagById } from '../tags/repository.js';
+import { findOrCreateTags, findTagById, setMissingTagKinds } from '../tags/repository.js';
+import { insertChapters, replaceChapters } from './chapter-service.js';
+import { textAsChapter, type ChapterText } from './chapter-text.js';
 import { tagNotFound } from '../tags/service.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
@@ -21,9 +24,7 @@ import type { StoryCreateBody, StoryDto, StoryUpdateBody } from '../schemas/stor
 import { parseStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
 import * as repo from './repository.js';
 
-export function storyNotFound(id: string): NotFound {
-  return new NotFound(`Story not found with id: ${id}`);
-}
+export { storyNotFound };
 
 /** The stories with these ids as a JSON array of `StoryDto`s, in the order given: one query whatever the count. */
 export function presentStories(db: Db, ids: readonly string[]): JsonBytes {
@@ -84,7 +85,12 @@ function fieldPatch(input: StoryInput): repo.StoryPatch {
   if (input.volume !== undefined) patch.volume = input.volume;
   if (input.rating !== undefined) patch.rating = input.rating;
   if (input.text !== undefined) Object.assign(patch, input.text);
+  if (input.text !== undefined) patch.chapterCount = Math.max(1, input.chapters?.length ?? 1);
   if (input.coverPath !== undefined) patch.coverPath = input.coverPath;
+  if (input.status !== undefined) patch.status = input.status;
+  if (input.publishedAt !== undefined) patch.publishedAt = input.publishedAt;
+  if (input.sourceUpdatedAt !== undefined) patch.sourceUpdatedAt = input.sourceUpdatedAt;
+  if (input.language !== undefined) patch.language = input.language;
   return patch;
 }
 
@@ -103,9 +109,39 @@ function coverAttachment(input: StoryInput): AttachedImage | undefined {
   return { kind: 'covers', path: input.coverPath, field: 'coverPath' };
 }
 
+/**
+ * The chapters an input replaces the story's with: its own, or its text as one untitled chapter
+ * (an importer that gives a flat body); undefined when it leaves the text alone.
+ */
+function chaptersOf(input: StoryInput): ChapterText[] | undefined {
+  if (input.chapters !== undefined) return input.chapters;
+  return input.text === undefined ? undefined : [textAsChapter(input.text)];
+}
+
+/** The input's tags, found or created, with the kinds an importer gave (the first kind given sticks). */
+function tagsOf(tx: Tx, input: StoryInput): { id: string }[] {
+  const rows = findOrCreateTags(tx, input.tagNames ?? []);
+  if (input.tagKinds !== undefined) setMissingTagKinds(tx, rows, input.tagKinds);
+  return rows;
+}
+
+/**
+ * Makes the story's authors after the first exactly these names, in order (found or created);
+ * a name that is the first author's, or given twice, is kept once.
+ */
+function setCoauthors(tx: Tx, storyId: string, names: readonly string[]): void {
+  const first = repo.findStoryAuthorId(tx, storyId);
+  const ids: string[] = [];
+  for (const name of names) {
+    const id = findOrCreateAuthor(tx, name).id;
+    if (id !== first && !ids.includes(id)) ids.push(id);
+  }
+  repo.replaceCoauthors(tx, storyId, ids);
+}
+
 /** Makes the story's tags exactly these, touching only the links that change. */
-function replaceTags(tx: Tx, storyId: string, tagNames: readonly string[]): void {
-  const wanted = findOrCreateTags(tx, tagNames).map((tag) => tag.id);
+function replaceTags(tx: Tx, storyId: string, input: StoryInput): void {
+  const wanted = tagsOf(tx, input).map((tag) => tag.id);
   const current = repo.tagIdsOf(tx, storyId);
   repo.unlinkTags(tx, storyId, current.filter((tagId) => !wanted.includes(tagId)));
   repo.linkTags(tx, storyId, wanted.filter((tagId) => !current.includes(tagId)));
@@ -138,7 +174,9 @@ export function insertNewStory(tx: Tx, input: StoryInput, fallbackTitle: string,
     updatedAt: now,
   });
   // A new story has no links yet: link its tags without reading them first.
-  if (input.tagNames !== undefined) repo.linkTags(tx, id, findOrCreateTags(tx, input.tagNames).map((tag) => tag.id));
+  if (input.tagNames !== undefined) repo.linkTags(tx, id, tagsOf(tx, input).map((tag) => tag.id));
+  insertChapters(tx, id, chaptersOf(input) ?? [], now);
+  if (input.coauthorNames !== undefined) setCoauthors(tx, id, input.coauthorNames);
   return id;
 }
 
@@ -179,7 +217,11 @@ export async function changeStory(db: Db, store: ImageStore, id: string, body: S
     // A new body releases the imported images the old one named and it does not.
     const releasedImages = input.text === undefined ? [] : releasedInlineImages(repo.findStoryHtml(tx, id), input.text.contentHtml);
     repo.updateStory(tx, id, { ...fieldPatch(input), ...resolveLinks(tx, input), updatedAt: nextUpdatedAt(current.updatedAt) });
-    if (input.tagNames !== undefined) replaceTags(tx, id, input.tagNames);
+    if (input.tagNames !== undefined) replaceTags(tx, id, input);
+    const chapters = chaptersOf(input);
+    if (chapters !== undefined) replaceChapters(tx, id, chapters, nowIso(), input.text);
+    if (input.coauthorNames !== undefined) setCoauthors(tx, id, input.coauthorNames);
+    else if (input.author !== undefined) repo.dropCoauthor(tx, id, repo.findStoryAuthorId(tx, id));
     return { result: undefined, released: [...(input.coverPath === undefined ? [] : [current.coverPath]), ...releasedImages] };
   });
 }

@@ -43,6 +43,15 @@ const statementsFor = defineStatements((client: Database.Database) => ({
     `UPDATE stories SET content_plain = @plain, word_count = @words
      WHERE seq = @seq AND content_html = @html AND (content_plain IS NOT @plain OR word_count IS NOT @words)`,
   ),
+  /**
+   * The story's one chapter (docs/decisions.md, "Chapters"): every listed story was made before
+   * chapters, so it is one untitled chapter holding the same HTML, which must read the same text.
+   */
+  updateChapter: client.prepare<[{ plain: string; words: number; seq: number; html: string }]>(
+    `UPDATE story_chapters SET content_plain = @plain, word_count = @words
+     WHERE story_id = (SELECT id FROM stories WHERE seq = @seq) AND position = 1 AND title = '' AND content_html = @html
+       AND (content_plain IS NOT @plain OR word_count IS NOT @words)`,
+  ),
   unlist: client.prepare<[number]>('DELETE FROM story_text_rederive WHERE seq = ?'),
 }));
 
@@ -77,7 +86,11 @@ export async function rederiveBatch(db: Db): Promise<{ listed: number; updated: 
     const t = statementsFor(sqliteClient(tx));
     batch.forEach((row, index) => {
       const text = derived[index];
-      if (row.html !== null && text !== undefined) updated += t.update.run({ plain: text.contentPlain, words: text.wordCount, seq: row.seq, html: row.html }).changes;
+      if (row.html !== null && text !== undefined) {
+        const values = { plain: text.contentPlain, words: text.wordCount, seq: row.seq, html: row.html };
+        updated += t.update.run(values).changes;
+        t.updateChapter.run(values);
+      }
       t.unlist.run(row.seq);
     });
   });

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { namedListShape, namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
@@ -6,7 +6,7 @@ import { tags, type TagRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { likePrefix, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
-import type { TagSortKey } from '../schemas/tag.js';
+import type { TagKind, TagSortKey } from '../schemas/tag.js';
 
 
 const SORT_COLUMNS = { name: tags.name, createdAt: tags.createdAt, storyCount: tags.storyCount } as const;
@@ -172,4 +172,18 @@ export function findOrCreateTags(db: DbOrTx, names: readonly string[]): TagRow[]
   const existing = byNameKeys(db).all({ keys: JSON.stringify([...byKey.keys()]) });
   const found = new Map(existing.map((row) => [row.nameKey, row]));
   return [...byKey].map(([key, name]) => found.get(key) ?? insertTag(db, name));
+}
+
+/**
+ * Gives these tags the kinds named for them (by name key) where they have none yet: the first
+ * kind a tag is given sticks, and a reader's own tag gains the kind its source gives it
+ * (docs/decisions.md, "Tag kinds").
+ */
+export function setMissingTagKinds(tx: DbOrTx, rows: readonly TagRow[], kinds: ReadonlyMap<string, TagKind>): void {
+  for (const row of rows) {
+    const kind = kinds.get(row.nameKey);
+    if (kind === undefined || row.kind !== null) continue;
+    tx.update(tags).set({ kind }).where(and(eq(tags.id, row.id), isNull(tags.kind))).run();
+    row.kind = kind;
+  }
 }

@@ -17,6 +17,7 @@ const ACCEPTED_WARNINGS: Readonly<Record<string, string>> = {
   'no-ambiguous-paths #/paths/~1api~1stories~1{id}~1send': '/api/stories/author/{authorId} vs /api/stories/{id}/send',
   'no-ambiguous-paths #/paths/~1api~1stories~1{id}~1updates': '/api/stories/author/{authorId} vs /api/stories/{id}/updates',
   'no-ambiguous-paths #/paths/~1api~1stories~1{id}~1refresh': '/api/stories/author/{authorId} vs /api/stories/{id}/refresh',
+  'no-ambiguous-paths #/paths/~1api~1stories~1{id}~1chapters': '/api/stories/author/{authorId} vs /api/stories/{id}/chapters',
   // KOReader's registration is refused on purpose (402 is one of the two answers KOReader understands): devices use device tokens.
   'operation-2xx-response #/paths/~1kosync~1users~1create/post/responses': 'POST /kosync/users/create always answers 402',
   // Liveness answers 200 or 503, nothing else.

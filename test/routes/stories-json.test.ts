@@ -12,7 +12,7 @@ import { createStory, createTag } from '../helpers/factories.js';
 import { assertMatches } from '../helpers/schema.js';
 
 const FIELDS = Object.keys(StoryDto.properties).sort();
-const TAG_FIELDS = ['createdAt', 'id', 'name', 'storyCount', 'updatedAt'];
+const TAG_FIELDS = ['createdAt', 'id', 'kind', 'name', 'storyCount', 'updatedAt'];
 
 /** Asserts the body is a StoryDto with exactly the schema's fields (and tags exactly TagDto's). */
 function checkDto(t: Test, body: unknown, what: string): Record<string, unknown> {
@@ -93,6 +93,17 @@ t.test('every story route answers exactly a StoryDto, whatever the strings hold'
       tags: [],
       createdAt: null,
       updatedAt: null,
+      chapterCount: 1,
+      status: null,
+      publishedAt: null,
+      sourceUpdatedAt: null,
+      language: null,
+      authors: [],
+      chaptersAddedAt: null,
+      readingStatus: null,
+      finishedAt: null,
+      readCount: 0,
+      favourite: false,
     },
     'unset fields are null and no tags is []',
   );
@@ -101,7 +112,7 @@ t.test('every story route answers exactly a StoryDto, whatever the strings hold'
   const tagged = checkDto(t, (await ctx.post(`/api/stories/${bare.id}/tags/${early.id}`)).json(), 'add tag');
   t.strictSame(
     (tagged.tags as Record<string, unknown>[])[0],
-    { id: early.id, name: 'zebra', storyCount: AWKWARD.length + 1, createdAt: (tagged.tags as { createdAt: string }[])[0]!.createdAt, updatedAt: (tagged.tags as { updatedAt: string }[])[0]!.updatedAt },
+    { id: early.id, name: 'zebra', storyCount: AWKWARD.length + 1, createdAt: (tagged.tags as { createdAt: string }[])[0]!.createdAt, updatedAt: (tagged.tags as { updatedAt: string }[])[0]!.updatedAt, kind: null },
     'a tag shows its live story count',
   );
   checkDto(t, (await ctx.del(`/api/stories/${bare.id}/tags/${early.id}`)).json(), 'remove tag');

@@ -1,0 +1,162 @@
+/**
+ * A story's chapters (docs/decisions.md, "Chapters"; docs/api.md, "Chapters"): the text's owner.
+ * Every chapter change rewrites the story's whole-work columns (`content_html`, `content_plain`,
+ * `word_count`, `chapter_count`) in the same write transaction, as counts and the search index
+ * are kept: the spec's `contentHtml`, the lists, search and snippets read the whole work from
+ * the story row and never disagree with its chapters.
+ */
+import type { Db, Tx } from '../db/open.js';
+import { Conflict, NotFound } from '../errors.js';
+import { commitImageChange } from '../images/image-changes.js';
+import { releasedInlineImages } from '../images/inline-images.js';
+import type { ImageStore } from '../images/store.js';
+import { nextUpdatedAt, nowIso } from '../lib/clock.js';
+import { findStoryStamp, updateStory } from './repository.js';
+import { storyNotFound } from './errors.js';
+import type { ChapterDto, ChapterMetaDto } from '../schemas/chapter.js';
+import type { StoryText } from '../html/story-text.js';
+import * as repo from './chapter-repository.js';
+import { assembleWork, deriveChapter, type ChapterText, type RawChapter } from './chapter-text.js';
+
+export function chapterNotFound(storyId: string, index: number): NotFound {
+  return new NotFound(`Chapter ${index} not found in story: ${storyId}`);
+}
+
+function presentMeta(row: repo.ChapterMeta): ChapterMetaDto {
+  return row;
+}
+
+function presentChapter(row: repo.ChapterRow): ChapterDto {
+  return {
+    index: row.index,
+    title: row.title,
+    contentHtml: row.contentHtml,
+    contentPlain: row.contentPlain,
+    wordCount: row.wordCount,
+    sourceUrl: row.sourceUrl,
+    sourceGoneAt: row.sourceGoneAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** Rebuilds the story's whole-work columns from its stored chapters (inside the caller's transaction). */
+export function reassembleStory(tx: Tx, storyId: string): void {
+  const chapters = repo.loadChapters(tx, storyId);
+  repo.writeStoryText(tx, storyId, { ...assembleWork(chapters), chapterCount: chapters.length });
+}
+
+/**
+ * Makes the story's chapters exactly these (a create, an update through `contentHtml` or
+ * `chapters`), and its whole-work columns with them. At least one chapter: none is one empty.
+ */
+/**
+ * `whole` is the story text the caller already derived for these chapters (a flat body, whose
+ * text-free HTML stays "" rather than null); assembled from them otherwise.
+ */
+export function replaceChapters(tx: Tx, storyId: string, chapters: readonly ChapterText[], now: string, whole?: StoryText): void {
+  const list = chapters.length > 0 ? chapters : [deriveChapter({})];
+  repo.deleteChapters(tx, storyId);
+  list.forEach((chapter, i) => repo.insertChapter(tx, storyId, i + 1, chapter, now));
+  repo.writeStoryText(tx, storyId, { ...(whole ?? assembleWork(list)), chapterCount: list.length });
+}
+
+/**
+ * The chapters of a story just inserted, whose row already holds the whole work they make
+ * (src/stories/service.ts `insertNewStory`): none is one empty chapter.
+ */
+export function insertChapters(tx: Tx, storyId: string, chapters: readonly ChapterText[], now: string): void {
+  const list = chapters.length > 0 ? chapters : [deriveChapter({})];
+  list.forEach((chapter, i) => repo.insertChapter(tx, storyId, i + 1, chapter, now));
+}
+
+/** Appends chapters after the last one (a refresh, a re-import) and notes when chapters arrived. */
+export function appendChapters(tx: Tx, storyId: string, chapters: readonly ChapterText[], now: string): void {
+  if (chapters.length === 0) return;
+  let position = repo.chapterCount(tx, storyId);
+  for (const chapter of chapters) repo.insertChapter(tx, storyId, ++position, chapter, now);
+  updateStory(tx, storyId, { chaptersAddedAt: now });
+}
+
+function requireStory(db: Db | Tx, storyId: string): { updatedAt: string } {
+  const stamp = findStoryStamp(db, storyId);
+  if (stamp === undefined) throw storyNotFound(storyId);
+  return stamp;
+}
+
+/** `GET /api/stories/{id}/chapters`: the contents, without text; 404 for an unknown story. */
+export function listChapters(db: Db, storyId: string): ChapterMetaDto[] {
+  requireStory(db, storyId);
+  return repo.listChapterMeta(db, storyId).map(presentMeta);
+}
+
+/** `GET /api/stories/{id}/chapters/{index}`; 404 for an unknown story or chapter. */
+export function getChapter(db: Db, storyId: string, index: number): ChapterDto {
+  const row = repo.findChapter(db, storyId, index);
+  if (row === undefined) {
+    requireStory(db, storyId);
+    throw chapterNotFound(storyId, index);
+  }
+  return presentChapter(row);
+}
+
+/**
+ * Runs a chapter change: the story's stamp moves on, its whole work is rebuilt, and the imported
+ * pictures the old text named and the new one does not are released after the commit.
+ */
+async function changeChapters(db: Db, store: ImageStore, storyId: string, change: (tx: Tx, now: string) => number): Promise<number> {
+  return commitImageChange(db, store, {}, (tx) => {
+    const stamp = requireStory(tx, storyId);
+    const before = repo.loadChapters(tx, storyId).map((chapter) => chapter.contentHtml).join('\n');
+    const now = nowIso();
+    const index = change(tx, now);
+    reassembleStory(tx, storyId);
+    updateStory(tx, storyId, { updatedAt: nextUpdatedAt(stamp.updatedAt) });
+    const after = repo.loadChapters(tx, storyId).map((chapter) => chapter.contentHtml).join('\n');
+    return { result: index, released: releasedInlineImages(before, after) };
+  });
+}
+
+/** `POST /api/stories/{id}/chapters`: appends one; answers it (201). */
+export async function addChapter(db: Db, store: ImageStore, storyId: string, raw: RawChapter): Promise<ChapterDto> {
+  const chapter = deriveChapter(raw);
+  const index = await changeChapters(db, store, storyId, (tx, now) => {
+    const position = repo.chapterCount(tx, storyId) + 1;
+    repo.insertChapter(tx, storyId, position, chapter, now);
+    updateStory(tx, storyId, { chaptersAddedAt: now });
+    return position;
+  });
+  return getChapter(db, storyId, index);
+}
+
+/** `PUT /api/stories/{id}/chapters/{index}`: absent fields are kept. */
+export async function editChapter(db: Db, store: ImageStore, storyId: string, index: number, raw: RawChapter): Promise<ChapterDto> {
+  const current = repo.findChapter(db, storyId, index);
+  if (current === undefined) {
+    requireStory(db, storyId);
+    throw chapterNotFound(storyId, index);
+  }
+  const chapter = deriveChapter({
+    title: raw.title ?? current.title,
+    contentHtml: raw.contentHtml === undefined ? null : raw.contentHtml,
+    sourceUrl: raw.sourceUrl === undefined ? current.sourceUrl : raw.sourceUrl,
+    sourceKey: current.sourceKey,
+  });
+  // An absent body keeps the stored text as it is, without sanitizing it again.
+  const text = raw.contentHtml === undefined ? { ...chapter, contentHtml: current.contentHtml, contentPlain: current.contentPlain, wordCount: current.wordCount } : chapter;
+  await changeChapters(db, store, storyId, (tx, now) => {
+    if (!repo.updateChapter(tx, storyId, index, text, now)) throw chapterNotFound(storyId, index);
+    return index;
+  });
+  return getChapter(db, storyId, index);
+}
+
+/** `DELETE /api/stories/{id}/chapters/{index}`: never the last one (409). */
+export async function deleteChapter(db: Db, store: ImageStore, storyId: string, index: number): Promise<void> {
+  await changeChapters(db, store, storyId, (tx) => {
+    if (repo.findChapter(tx, storyId, index) === undefined) throw chapterNotFound(storyId, index);
+    if (repo.chapterCount(tx, storyId) <= 1) throw new Conflict('A story keeps at least one chapter: edit it, or delete the story');
+    repo.deleteChapterAt(tx, storyId, index);
+    return index;
+  });
+}
