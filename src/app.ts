@@ -16,6 +16,7 @@ import { jobsPlugin } from './plugins/jobs.js';
 import { archivePlugin } from './archive/plugin.js';
 import { epubPlugin } from './epub/plugin.js';
 import { sendPlugin } from './send/plugin.js';
+import { fanficfarePlugin } from './sources/fanficfare/plugin.js';
 import { importPlugin } from './import/plugin.js';
 import { reindexJobPlugin } from './search/reindex-job.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
@@ -115,6 +116,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The job runner, then the kinds it runs (docs/architecture.md, "Background jobs").
   await app.register(jobsPlugin);
   await app.register(importPlugin);
+  await app.register(fanficfarePlugin);
   await app.register(archivePlugin);
   await app.register(reindexJobPlugin);
   await app.register(apiDocsPlugin);

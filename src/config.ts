@@ -106,6 +106,16 @@ const RESERVED_PROXY_HEADERS = new Set([
 ]);
 
 /** Every setting of the service, validated once (docs/decisions.md, "Running the service"). */
+export interface FanficfareConfig {
+  /** The program and its fixed arguments, split at spaces (no shell ever reads it). */
+  readonly command: readonly [string, ...string[]];
+  /** `FANFICFARE_TIMEOUT_SECONDS`: one run's bound, then it is killed. */
+  readonly timeoutMs: number;
+}
+
+/** A FanFicFare download of a long work waits for the site's own pacing: ten minutes by default. */
+const DEFAULT_FANFICFARE_TIMEOUT_S = 600;
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -134,6 +144,8 @@ export interface Config {
   readonly searchQueueMax: number;
   /** `IMPORT_ALLOW_HOSTS`: private or local hosts a URL import may reach on purpose (empty: none). */
   readonly importAllowHosts: ImportAllowList;
+  /** `FANFICFARE_COMMAND`: FanFicFare as an optional engine (docs/decisions.md, "Sources"); undefined: off. */
+  readonly fanficfare: FanficfareConfig | undefined;
   /** `NODE_ENV=development`: the pages' templates are read again on every request instead of cached. */
   readonly development: boolean;
   /** `SOURCE_REQUEST_DELAY_MS`: the pause between two requests to one site (docs/decisions.md, "Sources"). */
@@ -213,6 +225,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (searchQueueMax === undefined) problems.push(`SEARCH_QUEUE_MAX must be an integer from 0 to ${SEARCH_QUEUE_MAX_MAX}, got "${env.SEARCH_QUEUE_MAX}"`);
   const importAllow = parseAllowHosts(value('IMPORT_ALLOW_HOSTS'));
   problems.push(...importAllow.problems);
+  const fanficfareCommand = value('FANFICFARE_COMMAND')?.split(/\s+/);
+  const fanficfareTimeoutS = parseSeconds(value('FANFICFARE_TIMEOUT_SECONDS') ?? String(DEFAULT_FANFICFARE_TIMEOUT_S));
+  if (fanficfareTimeoutS === undefined) {
+    problems.push(`FANFICFARE_TIMEOUT_SECONDS must be an integer from 1 to 3600, got "${env.FANFICFARE_TIMEOUT_SECONDS}"`);
+  }
   const trustProxy = parseTrustProxy(value('TRUST_PROXY') ?? 'false');
   const authProxy = parseAuthProxy(value('AUTH_PROXY_HEADER'), trustProxy, problems);
   const mail = parseMail(value, problems);
@@ -244,6 +261,8 @@ export function loadConfig(env: Env = process.env): Config {
     searchWorkers: searchWorkers as number,
     searchQueueMax: searchQueueMax as number,
     importAllowHosts: importAllow.allow,
+    fanficfare:
+      fanficfareCommand === undefined ? undefined : Object.freeze({ command: fanficfareCommand as [string, ...string[]], timeoutMs: (fanficfareTimeoutS as number) * 1000 }),
     development: value('NODE_ENV') === 'development',
     sourceRequestDelayMs: sourceRequestDelayMs as number,
     sourceMaxChapters: sourceMaxChapters as number,

@@ -15,6 +15,7 @@ import { jobRoutes } from './jobs/routes.js';
 import { urlImportRoutes } from './import/url/routes.js';
 import { sanitizationRoutes } from './sanitization/routes.js';
 import { searchRoutes } from './search/routes.js';
+import { fanficfareRoutes } from './sources/fanficfare/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { shelfRoutes } from './shelves/routes.js';
 import { sendRoutes } from './send/routes.js';
@@ -44,6 +45,7 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     await protectedScope.register(fileRoutes);
     await protectedScope.register(urlImportRoutes);
     await protectedScope.register(followRoutes);
+    await protectedScope.register(fanficfareRoutes);
     await protectedScope.register(epubRoutes);
     await protectedScope.register(sendRoutes);
     await protectedScope.register(sanitizationRoutes);

@@ -64,7 +64,7 @@ function writeStory(story: ParsedStory): (tx: Tx) => void {
   };
 }
 
-function isJobStopped(error: unknown): boolean {
+export function isJobStopped(error: unknown): boolean {
   return error instanceof Error && error.name === 'JobStopped';
 }
 
@@ -72,7 +72,7 @@ function isJobStopped(error: unknown): boolean {
  * Commits one item's outcome: a story (done) or an error. The file's pictures are stored first
  * (file I/O before the transaction) and removed again when the story is not written.
  */
-async function commitResult(context: JobContext<ImportParams, ImportState>, images: ImageStore, result: ParseResult, state: ImportState): Promise<void> {
+export async function commitResult<P, S>(context: JobContext<P, S>, images: ImageStore, result: ParseResult, state: S): Promise<void> {
   const fail = (error: string) => context.commit({ state, errors: [{ file: result.file, error }] });
   if ('error' in result) return fail(result.error);
   const { story, stored, refused } = await storeFileImages(images, result.story);

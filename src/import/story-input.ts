@@ -32,12 +32,15 @@ function tagNamesOf(raw: ParsedStory['tags']): string[] | undefined {
   return [...names];
 }
 
-/** An http(s) URL the API would accept as `sourceUrl`, else undefined. */
+/** An http(s) URL the API would accept as `sourceUrl`, normalised as a URL import's (docs/decisions.md, "URL import", Duplicates), else undefined. */
 export function acceptedSourceUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw.length > URL_MAX) return undefined;
   try {
     const url = new URL(raw);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? raw : undefined;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    // WHATWG-normalised without the fragment, as a URL import stores it, so the two find each other's duplicates.
+    url.hash = '';
+    return url.href.length > URL_MAX ? undefined : url.href;
   } catch {
     return undefined;
   }

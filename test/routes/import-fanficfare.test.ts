@@ -29,7 +29,7 @@ t.test('a FanFicFare EPUB: the chapters under their titles, no title page in the
   const job = await importFiles(t, ctx, [{ filename: 'story.epub', data: fs.readFileSync(path.join(DIR, 'test1-s1.epub')) }]);
   t.match(job, { status: 'done', done: 1, failed: 0, errors: [] });
   const story = await onlyStory(ctx);
-  t.match(story, { title: 'Test Story Title 1', authorName: 'Test Author aa', seriesName: 'The Great Test', volume: 1, sourceUrl: 'http://test1.com?sid=1' });
+  t.match(story, { title: 'Test Story Title 1', authorName: 'Test Author aa', seriesName: 'The Great Test', volume: 1, sourceUrl: 'http://test1.com/?sid=1' });
   t.equal(story.wordCount, 2846, 'the nine chapters only (3,070 before)');
   t.match(story.contentHtml, /<h2>Chapter 1, Xenos on Cinnabar<\/h2>[\s\S]*<h2>Chapter 8<\/h2>/);
   t.notMatch(story.contentHtml, /Packaged|Timestamp:|fff_/);

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendJson } from '../../lib/json-bytes.js';
 import { errorResponses } from '../../schemas/common.js';
+import { JobStarted } from '../../schemas/job.js';
+import { startFanficfareImport } from '../../sources/fanficfare/service.js';
 import { StoryDto } from '../../schemas/story.js';
 import { UrlImportBody, UrlImportQuery } from '../../schemas/url-import.js';
 import { getStory } from '../../stories/service.js';
@@ -13,14 +15,18 @@ export const urlImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['import'],
-        summary: 'Import a story from a web page: 201 with the new story, or 200 with the updated one when ?update=true and it was imported before',
+        summary:
+          'Import a story from a web page: 201 with the new story, or 200 with the updated one when ?update=true and it was imported before; 202 with a job when FanFicFare (FANFICFARE_COMMAND) downloads the address',
         querystring: UrlImportQuery,
         body: UrlImportBody,
-        response: { 200: StoryDto, 201: StoryDto, ...errorResponses(400, 401, 403, 409, 415, 422, 502, 503, 504) },
+        response: { 200: StoryDto, 201: StoryDto, 202: JobStarted, ...errorResponses(400, 401, 403, 409, 415, 422, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {
-      const { storyId, created } = await importFromUrl(app.urlImports, request.body.url, request.query.update === true);
+      const update = request.query.update === true;
+      const jobId = await startFanficfareImport(app.fanficfare, app.jobs, app.db, request.body.url, update);
+      if (jobId !== undefined) return reply.code(202).send({ jobId });
+      const { storyId, created } = await importFromUrl(app.urlImports, request.body.url, update);
       return sendJson(reply, getStory(app.db, storyId), created ? 201 : 200);
     },
   );

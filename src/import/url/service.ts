@@ -57,11 +57,12 @@ export function normaliseImportUrl(raw: string): URL {
 }
 
 /** The story imported from `sourceUrl` (an indexed column), if any. */
-function findBySourceUrl(db: Db, sourceUrl: string): string | undefined {
+export function findBySourceUrl(db: Db, sourceUrl: string): string | undefined {
   return db.select({ id: stories.id }).from(stories).where(eq(stories.sourceUrl, sourceUrl)).limit(1).get()?.id;
 }
 
-function duplicate(id: string): Conflict {
+/** The 409 of an address already imported. */
+export function duplicate(id: string): Conflict {
   return new Conflict('A story was already imported from this URL', {
     url: 'was already imported; add ?update=true to import it again into the same story',
     storyId: id,

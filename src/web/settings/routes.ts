@@ -15,6 +15,7 @@ import { throttledSentence } from '../login/view.js';
 import {
   backupItems,
   deviceItems,
+  fanficfareView,
   healthView,
   mailView,
   passwordSummary,
@@ -65,6 +66,7 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
       ...backupItems(listBackups(app.config.dataDir, BACKUPS_SHOWN), BACKUPS_SHOWN),
       reindex: reindexView(reindexStatus(app.jobs, app.db)),
       health: healthView(await app.searchEngine.health()),
+      fanficfare: fanficfareView(await app.fanficfare.status()),
       devices: {
         items: deviceItems(app.deviceTokens.list()),
         error: options.deviceError,

@@ -3,6 +3,7 @@ import type { MailConfig } from '../../config.js';
 import type { ReindexStatus } from '../../search/reindex-job.js';
 import type { SearchHealth } from '../../schemas/search.js';
 import type { TokenDto } from '../../schemas/tokens.js';
+import type { FanficfareStatus } from '../../sources/fanficfare/engine.js';
 import type { PageModel } from '../render.js';
 
 /** The password form's problems, each shown beside its field and in the summary. */
@@ -105,6 +106,17 @@ export interface SettingsView extends PageModel {
   health: HealthView;
   devices: DevicesView;
   mail: MailView;
+  fanficfare: FanficfareView;
+}
+
+/** FanFicFare as an optional engine (docs/decisions.md, "Sources"). */
+export interface FanficfareView {
+  configured: boolean;
+  answers: boolean;
+  /** "4.59.9", or undefined. */
+  version: string | undefined;
+  command: string | undefined;
+  error: string | undefined;
 }
 
 export function deviceItems(tokens: readonly TokenDto[]): DeviceItem[] {
@@ -183,4 +195,14 @@ export function healthView(health: SearchHealth): HealthView {
 
 export function passwordSummary(errors: PasswordErrors): string[] {
   return [errors.form, errors.currentPassword, errors.newPassword, errors.confirmPassword].filter((text): text is string => text !== undefined);
+}
+
+export function fanficfareView(status: FanficfareStatus): FanficfareView {
+  return {
+    configured: status.configured,
+    answers: status.answers,
+    version: status.version ?? undefined,
+    command: status.command ?? undefined,
+    error: status.error ?? undefined,
+  };
 }

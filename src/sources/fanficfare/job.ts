@@ -1,0 +1,49 @@
+/**
+ * The `import-fanficfare` job (docs/decisions.md, "Sources"): FanFicFare downloads the work at
+ * an address into the job's folder as an EPUB, which is then parsed in the file import's parser
+ * thread and written exactly as an imported file (src/import/job.ts). A run can take minutes
+ * (FanFicFare keeps each site's pace), so it is a job, never a request; the folder goes when the
+ * job ends.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ImageStore } from '../../images/store.js';
+import { commitResult } from '../../import/job.js';
+import { ParserPool } from '../../import/parser-pool.js';
+import { jobFolder } from '../../jobs/folders.js';
+import type { JobHandler } from '../../jobs/runner.js';
+import type { FanficfareEngine } from './engine.js';
+
+export const IMPORT_FANFICFARE_KIND = 'import-fanficfare';
+
+export interface FanficfareImportParams {
+  /** The address as given (an absolute http(s) URL): FanFicFare normalises it its own way per site. */
+  url: string;
+}
+
+export interface FanficfareImportState {
+  done: boolean;
+}
+
+/** The handler: download, parse, write; a failed download fails the job with FanFicFare's own message. */
+export function fanficfareImportHandler(dataDir: string, images: ImageStore, engine: FanficfareEngine): JobHandler<FanficfareImportParams, FanficfareImportState> {
+  return {
+    async run(context) {
+      if (context.state?.done === true) return;
+      const folder = jobFolder(dataDir, context.id);
+      // A resumed job starts its download again from an empty folder.
+      await fs.rm(folder, { recursive: true, force: true });
+      const book = await engine.download(context.params.url, folder, context.signal);
+      const parser = new ParserPool();
+      try {
+        const result = await parser.parseFile(book, path.basename(book), context.signal);
+        await commitResult(context, images, result, { done: true });
+      } finally {
+        await parser.close();
+      }
+    },
+    async finished(job) {
+      await fs.rm(jobFolder(dataDir, job.id), { recursive: true, force: true });
+    },
+  };
+}
