@@ -215,7 +215,7 @@ export const storyChapters = sqliteTable(
 
 /**
  * The authors of a story after its first (docs/decisions.md, "Chapters"): `stories.author_id` is
- * `authors[0]`, as the spec's `authorId`; these are `authors[1..]` in `position` order (from 2).
+ * `authors[0]`, as the API's `authorId`; these are `authors[1..]` in `position` order (from 2).
  * An author's `storyCount` counts both (triggers, drizzle/0016).
  */
 export const storyCoauthors = sqliteTable(

@@ -65,7 +65,7 @@ function hasContent(chapter: ParsedChapter): boolean {
 /**
  * The chapters sanitized and measured; blank ones (a separator page) left out unless nothing else
  * is left. A source key is what a re-import matches a chapter on, so it must be unique in the
- * story: a repeated one (FanFicFare's test4 site gives two chapters one address) gets `#2`, `#3`.
+ * story: a repeated one (FanFicFare's test4 site gives two chapters one address) gets its ordinal as a URL fragment (a second one ends in a hash sign and 2).
  */
 function parsedChapters(raw: readonly RawChapter[]): ParsedChapter[] {
   const chapters = raw.map(({ html, ...chapter }) => ({ ...chapter, text: deriveStoryText(html) }));

@@ -1,5 +1,5 @@
 /**
- * The chapter contracts (docs/api.md, "Chapters"): a story's contents and its chapters, 1-based
+ * The chapter contracts (docs/api.md, "Chapters — /api/stories/{id}/chapters"): a story's contents and its chapters, 1-based
  * `index` in reading order.
  */
 import { Type, type Static } from '@sinclair/typebox';

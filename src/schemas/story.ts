@@ -107,7 +107,7 @@ const storyFields = {
   seriesId: Type.Optional(Nullable(Uuid)),
   seriesName: Type.Optional(Nullable(LinkedName)),
   tagNames: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TAG_NAME_MAX }), { maxItems: STORY_TAG_NAMES_MAX }))),
-  /** The whole work as chapters, instead of `contentHtml` (docs/api.md, "Chapters"): replaces every chapter. */
+  /** The whole work as chapters, instead of `contentHtml` (docs/api.md, "Chapters — /api/stories/{id}/chapters"): replaces every chapter. */
   chapters: Type.Optional(Type.Array(ChapterInput, { minItems: 1, maxItems: CHAPTERS_MAX })),
   /** Every author in order, instead of authorId/authorName; the first is `authorId`. */
   authorNames: Type.Optional(Type.Array(LinkedName, { minItems: 1, maxItems: STORY_AUTHORS_MAX })),

@@ -5,7 +5,7 @@ import * as chapters from './chapter-service.js';
 
 const CHAPTERS = ['chapters'];
 
-/** docs/api.md, "Chapters": a story's contents and its chapters, `index` 1-based in reading order. */
+/** docs/api.md, "Chapters — /api/stories/{id}/chapters": a story's contents and its chapters, `index` 1-based in reading order. */
 export const chapterRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/stories/:id/chapters',

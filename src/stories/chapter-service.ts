@@ -1,8 +1,8 @@
 /**
- * A story's chapters (docs/decisions.md, "Chapters"; docs/api.md, "Chapters"): the text's owner.
+ * A story's chapters (docs/decisions.md, "Chapters"; docs/api.md, "Chapters — /api/stories/{id}/chapters"): the text's owner.
  * Every chapter change rewrites the story's whole-work columns (`content_html`, `content_plain`,
  * `word_count`, `chapter_count`) in the same write transaction, as counts and the search index
- * are kept: the spec's `contentHtml`, the lists, search and snippets read the whole work from
+ * are kept: the API's `contentHtml`, the lists, search and snippets read the whole work from
  * the story row and never disagree with its chapters.
  */
 import type { Db, Tx } from '../db/open.js';

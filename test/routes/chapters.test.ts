@@ -1,6 +1,6 @@
 /**
- * A story's chapters through the HTTP stack (docs/api.md, "Chapters"; docs/decisions.md,
- * "Chapters"): the spec's `contentHtml` keeps working as one untitled chapter, `chapters`
+ * A story's chapters through the HTTP stack (docs/api.md, "Chapters — /api/stories/{id}/chapters"; docs/decisions.md,
+ * "Chapters"): the API's `contentHtml` keeps working as one untitled chapter, `chapters`
  * writes several, and every chapter change keeps the story's whole work, word count and
  * chapter count in step.
  */
@@ -62,7 +62,7 @@ t.test('a story written as chapters: contents, each chapter, and the whole work'
   t.equal((await ctx.get(`/api/stories/${story.id}/chapters/0`)).statusCode, 400, 'indexes start at 1');
 });
 
-t.test('the spec API is one untitled chapter, byte-identical; contentHtml replaces every chapter', async (t) => {
+t.test('the story API without chapters is one untitled chapter, byte-identical; contentHtml replaces every chapter', async (t) => {
   const ctx = await buildTestApp(t);
   const html = '<p>Plain   <em>old</em> story.</p>';
   const story = (await ctx.post('/api/stories', { title: 'Old style', contentHtml: html })).json() as Story;
