@@ -136,16 +136,17 @@ export function catalogRoot(links: OpdsLinks, updated: string): string {
     entry('authors', 'Authors', 'Authors A–Z', '/authors', { kind: 'navigation' }),
     entry('series', 'Series', 'Series A–Z, each in volume order', '/series', { kind: 'navigation' }),
     entry('tags', 'Tags', 'Tags, most used first', '/tags', { kind: 'navigation' }),
+    entry('shelves', 'Shelves', 'Your shelves A–Z, each in its own order', '/shelves', { kind: 'navigation' }),
   ];
   return navigationFeed(links, { key: 'catalog', title: 'Storyshelf', updated, path: '' }, items);
 }
 
-/** A paged list of authors, series or tags, each leading to the acquisition feed of its stories at `itemPath(id)`. */
+/** A paged list of authors, series, tags or shelves, each leading to the acquisition feed of its stories at `itemPath(id)`. */
 export function pagedNavigationFeed(links: OpdsLinks, feed: FeedHead, result: NavigationPage, itemPath: (id: string) => string): string {
   const items = result.items.map((item) => ({
     key: `urn:uuid:${item.id}`,
     title: item.name,
-    text: item.storyCount === 1 ? '1 story' : `${item.storyCount} stories`,
+    text: item.storyCount === null ? 'A saved search' : item.storyCount === 1 ? '1 story' : `${item.storyCount} stories`,
     path: itemPath(item.id),
     kind: 'acquisition' as const,
     updated: item.updated,

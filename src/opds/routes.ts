@@ -153,6 +153,28 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
+  app.get(
+    '/shelves',
+    { schema: { tags: OPDS, summary: 'Shelves (navigation)', querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const result = opds.shelves(app.db, request.query.page);
+      const updated = opds.newest(app.db, result.items.map((item) => item.updated));
+      const feed = pagedNavigationFeed(linksOf(request), { key: 'shelves', title: 'Shelves', updated, path: '/shelves' }, result, (id) => `/shelves/${id}`);
+      return sendXml(request, reply, feed, NAVIGATION_TYPE);
+    },
+  );
+
+  app.get(
+    '/shelves/:id',
+    { schema: { tags: OPDS, summary: "A shelf's stories in its order", params: OpdsIdParams, querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const result = await opds.shelfStories(app.db, app.searchEngine, id, request.query.page);
+      const head = { key: `shelves:${id}`, title: result.name, path: `/shelves/${id}`, up: { path: '/shelves', kind: 'navigation' as const } };
+      return acquisition(request, reply, head, result);
+    },
+  );
+
   // The story's EPUB under the catalog, so a path-form feed's acquisition link keeps its form (./links.ts).
   app.get(
     '/stories/:id.epub',

@@ -43,6 +43,7 @@ t.test('the root is a navigation feed of every list, with search', async (t) => 
       ['Authors', '/opds/authors', NAV],
       ['Series', '/opds/series', NAV],
       ['Tags', '/opds/tags', NAV],
+      ['Shelves', '/opds/shelves', NAV],
     ],
   );
   t.equal(root.updated, '1970-01-01T00:00:00.000Z', 'an empty library is as old as the epoch');
