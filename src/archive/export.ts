@@ -15,7 +15,7 @@ import { replaceStoredImageUrls, storedImagePaths } from '../images/inline-image
 import { findStoredImage } from '../images/store.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { escapeHtml } from '../search/text/excerpt.js';
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveShelf, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
 import type { ReadingStatus } from '../schemas/reading-status.js';
 import { STORY_TAG_NAMES_SQL } from '../stories/present.js';
 
@@ -70,7 +70,7 @@ export function streamArchive(db: Database.Database, imagesDir: string, now: Dat
   const zip = new yazl.ZipFile();
   const images = new Map<string, string>();
   const missing = new Set<string>();
-  const counts: ArchiveCounts = { authors: 0, series: 0, tags: 0, stories: 0, progress: 0, images: 0 };
+  const counts: ArchiveCounts = { authors: 0, series: 0, tags: 0, stories: 0, progress: 0, images: 0, shelves: 0 };
 
   /** The file an image path names, from `images/` or the trash; undefined (and noted) when neither has it. */
   const locate = (relPath: string): string | undefined => {
@@ -98,6 +98,7 @@ export function streamArchive(db: Database.Database, imagesDir: string, now: Dat
       addLines('authors.jsonl', () => authorLines(db, locate, counts));
       addLines('series.jsonl', () => seriesLines(db, counts));
       addLines('tags.jsonl', () => tagLines(db, counts));
+      addLines('shelves.jsonl', () => shelfLines(db, counts));
       const parked: unknown[] = [];
       await addStories(zip, db, locate, counts, closed, parked);
       // Requested only once every story before it is written: the image set is complete then.
@@ -371,6 +372,42 @@ function tagLines(db: Database.Database, counts: ArchiveCounts): AsyncGenerator<
     (row): ArchiveTag => {
       counts.tags += 1;
       return { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+    },
+  );
+}
+
+interface ShelfRowText {
+  id: string;
+  name: string;
+  description: string | null;
+  kind: 'manual' | 'smart';
+  query: string | null;
+  story_ids: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Shelves by id, a manual shelf with its story ids in its order (at most 2,000, the shelf's bound). */
+function shelfLines(db: Database.Database, counts: ArchiveCounts): AsyncGenerator<string> {
+  const page = db.prepare<[string, number], ShelfRowText>(
+    `SELECT id, name, description, kind, query, created_at, updated_at,
+       (SELECT json_group_array(story_id ORDER BY position, story_id) FROM shelf_stories WHERE shelf_id = s.id) AS story_ids
+     FROM shelves s WHERE id > ? ORDER BY id LIMIT ?`,
+  );
+  return batchedLines<ShelfRowText, ArchiveShelf>(
+    (after) => page.all(after?.id ?? '', BATCH),
+    (row): ArchiveShelf => {
+      counts.shelves = (counts.shelves ?? 0) + 1;
+      return {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        kind: row.kind,
+        query: row.query === null ? null : (JSON.parse(row.query) as ArchiveShelf['query']),
+        storyIds: JSON.parse(row.story_ids) as string[],
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
     },
   );
 }

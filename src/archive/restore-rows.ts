@@ -8,17 +8,19 @@
  */
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../db/open.js';
-import { authors, series, stories, tags } from '../db/schema.js';
+import { authors, series, shelves, stories, tags } from '../db/schema.js';
 import { findAuthorById, findAuthorByName, replaceAuthorUrls } from '../authors/repository.js';
 import { findSeriesById, findSeriesByName } from '../series/repository.js';
 import { findTagById, findTagByName, findOrCreateTags } from '../tags/repository.js';
 import { cleanName, nameKey, storedTagName } from '../lib/names.js';
 import { findProgress, saveProgressRow } from '../stories/progress-repository.js';
-import { insertStory, linkTags, tagIdsOf, unlinkTags } from '../stories/repository.js';
+import { insertStory, linkTags, missingStoryIds, tagIdsOf, unlinkTags } from '../stories/repository.js';
 import { replaceChapters } from '../stories/chapter-service.js';
 import { textAsChapter } from '../stories/chapter-text.js';
 import type { StoryText } from '../html/story-text.js';
-import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
+import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveShelf, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
+import { findShelfById, replaceShelfStories, shelfNameTaken } from '../shelves/repository.js';
+import { normalizedQuery } from '../shelves/service.js';
 
 /** Archive ids merged into a library row of the same name, by kind: archive id -> library id. */
 export interface IdMap {
@@ -150,4 +152,31 @@ export function restoreProgress(tx: Tx, row: ArchiveProgress): boolean {
   const current = findProgress(tx, row.storyId);
   if (current === undefined || current.updatedAt < row.updatedAt) saveProgressRow(tx, row);
   return true;
+}
+
+/**
+ * A shelf: inserted or updated (by id), a smart shelf's search checked as the API checks it, a
+ * manual shelf's stories set to those of its list the library has (run after the stories, so
+ * those of the archive are there), the others left out with a note. A shelf whose name another
+ * shelf of the library already has is left as the library has it (a reader's list is not merged
+ * into another of the same name). Returns the notes, and whether the shelf was restored.
+ */
+export function restoreShelf(tx: Tx, item: ArchiveShelf): { notes: string[]; restored: boolean } {
+  if (item.kind === 'smart' && item.query === null) throw new Error('a smart shelf needs its query');
+  const query = item.kind === 'smart' && item.query !== null ? JSON.stringify(normalizedQuery(item.query)) : null;
+  const existing = findShelfById(tx, item.id);
+  const taken = shelfNameTaken(tx, item.name, item.id);
+  if (existing === undefined && taken) return { notes: [`a shelf named "${item.name}" is already in the library; it is kept as it is`], restored: false };
+  const values = { description: item.description, kind: item.kind, query, createdAt: item.createdAt, updatedAt: item.updatedAt };
+  const named = { name: cleanName(item.name), nameKey: nameKey(item.name) };
+  if (existing === undefined) tx.insert(shelves).values({ id: item.id, ...named, ...values }).run();
+  else tx.update(shelves).set({ ...values, ...(taken ? {} : named) }).where(eq(shelves.id, item.id)).run();
+  const storyIds = [...new Set(item.storyIds)];
+  const missing = new Set(missingStoryIds(tx, storyIds));
+  replaceShelfStories(tx, item.id, item.kind === 'manual' ? storyIds.filter((id) => !missing.has(id)) : []);
+  const notes = [
+    ...(taken ? [`another shelf is already named "${item.name}"; this one keeps its name "${existing?.name ?? ''}"`] : []),
+    ...(missing.size > 0 ? [`${missing.size} of its stories ${missing.size === 1 ? 'is' : 'are'} not in the library; left out`] : []),
+  ];
+  return { notes, restored: true };
 }

@@ -11,6 +11,7 @@ import { IMAGE_PATH_MAX } from './files.js';
 import { READING_POSITION_MAX } from './reading-progress.js';
 import { ReadingStatus } from './reading-status.js';
 import { SERIES_DESCRIPTION_MAX, SERIES_NAME_MAX } from './series.js';
+import { SHELF_DESCRIPTION_MAX, SHELF_KINDS, SHELF_NAME_MAX, SHELF_STORIES_MAX, SmartShelfQuery } from './shelf.js';
 import { STORY_DESCRIPTION_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from './story.js';
 import { TAG_NAME_MAX } from './tag.js';
 
@@ -27,6 +28,8 @@ export const ArchiveCounts = Type.Object({
   stories: Type.Integer({ minimum: 0 }),
   progress: Type.Integer({ minimum: 0 }),
   images: Type.Integer({ minimum: 0 }),
+  /** Absent from archives written before shelves. */
+  shelves: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type ArchiveCounts = Static<typeof ArchiveCounts>;
 
@@ -99,6 +102,21 @@ export const ArchiveStory = Type.Object({
   favourite: Type.Optional(Type.Boolean()),
 });
 export type ArchiveStory = Static<typeof ArchiveStory>;
+
+/** One line of `shelves.jsonl`: a shelf, and a manual shelf's stories in its order. */
+export const ArchiveShelf = Type.Object({
+  id: Uuid,
+  name: Type.String({ minLength: 1, maxLength: SHELF_NAME_MAX }),
+  description: Nullable(Type.String({ maxLength: SHELF_DESCRIPTION_MAX })),
+  kind: Type.Union(SHELF_KINDS.map((kind) => Type.Literal(kind))),
+  /** A smart shelf's saved search; null for a manual shelf. */
+  query: Nullable(SmartShelfQuery),
+  /** A manual shelf's stories in its order; empty for a smart shelf. */
+  storyIds: Type.Array(Uuid, { maxItems: SHELF_STORIES_MAX }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type ArchiveShelf = Static<typeof ArchiveShelf>;
 
 /** One line of `progress.jsonl`: a `reading_progress` row. */
 export const ArchiveProgress = Type.Object({
