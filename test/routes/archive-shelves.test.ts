@@ -35,7 +35,7 @@ t.test('shelves and their stories survive an export and a restore', async (t) =>
   const b = await createStory(source, { title: 'Beta', tagNames: ['sea'] });
   const manual = (await source.post('/api/shelves', { name: 'Next', description: 'Soon', kind: 'manual' })).json();
   await source.put(`/api/shelves/${manual.id}/stories`, { storyIds: [b.id, a.id] });
-  const smart = (await source.post('/api/shelves', { name: 'At sea', kind: 'smart', query: { tags: ['sea'], sortBy: 'title', sortDir: 'asc', favourite: true } })).json();
+  const smart = (await source.post('/api/shelves', { name: 'At sea', kind: 'smart', query: { tags: ['sea'], sortBy: 'title', sortDir: 'asc', favourite: false } })).json();
 
   const archive = await readArchive(await exportArchive(source));
   const lines = archive.get('shelves.jsonl') as unknown[];
