@@ -18,6 +18,7 @@ import { releaseImages } from '../images/image-changes.js';
 import { storedImagePaths } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { deriveStoryText } from '../html/story-text.js';
+import { assembleWork, deriveChapter } from '../stories/chapter-text.js';
 import { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveShelf, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
 import type { TSchema } from '@sinclair/typebox';
 import { checkEntry } from './entry-check.js';
@@ -227,7 +228,14 @@ export class ArchiveRestore {
       }
       // Sanitizing and deriving is the costly part: done here, before the transaction opens,
       // one story per turn of the event loop so that requests are served in between.
-      prepared.push({ story, text: deriveStoryText(story.contentHtml), coverPath: await this.presentImage(errors, entry.name, story.coverPath) });
+      // With chapters, they are the text and the whole work is assembled from them (not sanitized twice).
+      const chapters = story.chapters?.map(deriveChapter);
+      prepared.push({
+        story,
+        text: chapters === undefined ? deriveStoryText(story.contentHtml) : assembleWork(chapters),
+        coverPath: await this.presentImage(errors, entry.name, story.coverPath),
+        ...(chapters === undefined ? {} : { chapters }),
+      });
       await new Promise((resolve) => setImmediate(resolve));
     }
     const items = prepared.map((item) => ({ where: `stories/${item.story.id}.json`, value: item }));
