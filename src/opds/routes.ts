@@ -175,6 +175,18 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  // Fandoms lead to the tag's own feed: a fandom is a tag of that kind (docs/decisions.md, "Tag kinds").
+  app.get(
+    '/fandoms',
+    { schema: { tags: OPDS, summary: 'Fandoms: tags of kind fandom, most stories first (navigation)', querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const result = opds.fandoms(app.db, request.query.page);
+      const updated = opds.newest(app.db, result.items.map((item) => item.updated));
+      const feed = pagedNavigationFeed(linksOf(request), { key: 'fandoms', title: 'By fandom', updated, path: '/fandoms' }, result, (id) => `/tags/${id}`);
+      return sendXml(request, reply, feed, NAVIGATION_TYPE);
+    },
+  );
+
   // The story's EPUB under the catalog, so a path-form feed's acquisition link keeps its form (./links.ts).
   app.get(
     '/stories/:id.epub',

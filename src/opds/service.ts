@@ -8,6 +8,7 @@ import { getAuthor, listAuthors } from '../authors/service.js';
 import { listSeries } from '../series/service.js';
 import { listShelves, shelfStoryIdPage } from '../shelves/service.js';
 import { getTag, listTags } from '../tags/service.js';
+import type { TagKind } from '../schemas/tag.js';
 import { ratedStoryIdPage, seriesStoryIdList, storyIdPage } from '../stories/list-service.js';
 import { continueReadingIds } from '../stories/progress-service.js';
 import type { StoryFilter } from '../stories/page-queries.js';
@@ -134,7 +135,16 @@ export function series(db: Db, page: number): NavigationPage {
 
 /** Tags, most used first, only those some story has. */
 export function tags(db: Db, page: number): NavigationPage {
-  const result = listTags(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'storyCount' }, { withStories: true });
+  return tagsOfKind(db, page);
+}
+
+/** The "By fandom" feed: tags of kind `fandom`, most used first, only those some story has (docs/decisions.md, "OPDS catalog"). */
+export function fandoms(db: Db, page: number): NavigationPage {
+  return tagsOfKind(db, page, 'fandom');
+}
+
+function tagsOfKind(db: Db, page: number, kind?: TagKind): NavigationPage {
+  const result = listTags(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'storyCount' }, kind === undefined ? { withStories: true } : { withStories: true, kind });
   const items = result.content.map((tag) => ({ id: tag.id, name: tag.name, storyCount: tag.storyCount, updated: tag.updatedAt }));
   return { items, total: result.totalElements, page };
 }

@@ -92,6 +92,7 @@ const NEWER = [
  * nor in an OPDS entry (Atom has no element for them; the feeds group by them instead).
  */
 const READER_STATE = ['reading_status', 'finished_at', 'read_count', 'favourite'];
+const without = (list: readonly string[], ...carried: string[]) => list.filter((column) => !carried.includes(column));
 
 /** `seq` is the integer rowid the FTS index keys on; the API only ever shows the UUID `id`. */
 const INTERNAL = ['seq'];
@@ -137,7 +138,7 @@ const NOT_IN = {
    * An Atom entry has a summary but no body (the book is the acquisition link), and no element
    * for a word count, a rating or a source; the description stays in the book.
    */
-  opdsEntry: [...INTERNAL, ...NEWER, ...READER_STATE, 'description', 'content_html', 'content_plain', 'source_url', 'word_count', 'rating'],
+  opdsEntry: [...INTERNAL, ...without(NEWER, 'chapter_count', 'status', 'language'), ...READER_STATE, 'description', 'content_html', 'content_plain', 'source_url', 'word_count', 'rating'],
   /**
    * A book is made from the HTML (its plain text is for search), stamped with `updatedAt`, and
    * has no metadata for a word count, a rating or when the story was added.
