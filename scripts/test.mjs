@@ -19,7 +19,7 @@
 // test folder's .js/.mjs files are copied beside them. Inside those files `import.meta.url`,
 // `.dirname` and `.filename` name the *source* file under test/, so fixture paths
 // (`../fixtures/x`), the repository root (`../..`) and worker modules resolve exactly as when the
-// file runs from source; source maps point failures at the .ts lines. Only files newer than their
+// file runs from source; source maps point failures at the .ts lines. Only files changed since their
 // output are compiled again, and outputs whose source is gone are deleted.
 //
 // Running: tap's own `t.spawn` runs each file (timeouts, buffered output with N jobs at once, the
@@ -68,14 +68,11 @@ function sourceLocation(ts, sourceFile) {
   };
 }
 
-/** Brings dist/test up to date with test/. Returns how many files it wrote. */
-function compileTests() {
-  const ts = createRequire(path.join(root, 'package.json'))('typescript');
-  const configFile = path.join(root, 'tsconfig.json');
+/** The options for transpileModule: tsconfig.json's, for ES modules with a source map each. */
+function compilerOptions(ts, configFile) {
   const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(configFile, ts.sys.readFile).config, ts.sys, root);
-  const compilerOptions = {
+  return {
     ...parsed.options,
-    // ES modules as written (package.json "type": "module"), with a separate source map each.
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     sourceMap: true,
@@ -88,12 +85,18 @@ function compileTests() {
     outDir: undefined,
     rootDir: undefined,
   };
+}
+
+/** Brings dist/test up to date with test/. Returns how many files it wrote. */
+function compileTests() {
+  const configFile = path.join(root, 'tsconfig.json');
   // The compiled files carry absolute source paths: a build made elsewhere, or by another version
-  // of this script or tsconfig.json, is thrown away whole.
+  // of this script or tsconfig.json, is compiled again whole.
   const stamp = JSON.stringify({ root, script: fs.statSync(fileURLToPath(import.meta.url)).mtimeMs, tsconfig: fs.statSync(configFile).mtimeMs });
-  if (fs.existsSync(outRoot) && (!fs.existsSync(stampFile) || fs.readFileSync(stampFile, 'utf8') !== stamp)) {
-    fs.rmSync(outRoot, { recursive: true, force: true });
-  }
+  const all = !fs.existsSync(stampFile) || fs.readFileSync(stampFile, 'utf8') !== stamp;
+  // TypeScript is loaded (~1 s of CPU) only when something is to be compiled.
+  let ts;
+  let options;
 
   const sources = walk(testRoot).filter((file) => isTypeScript(file) || isJavaScript(file));
   const wanted = new Set();
@@ -102,13 +105,25 @@ function compileTests() {
     const output = isTypeScript(source) ? outputOf(source) : path.join(outRoot, path.relative(testRoot, source));
     wanted.add(output);
     if (isTypeScript(source)) wanted.add(`${output}.map`);
-    if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs) continue;
+    // An output carries its source's mtime: any other mtime, older or newer, means the source
+    // changed (an edit, a checkout, a restored copy).
+    const sourceTime = fs.statSync(source).mtimeMs;
+    if (!all && fs.existsSync(output) && Math.abs(fs.statSync(output).mtimeMs - sourceTime) < 1) continue;
     fs.mkdirSync(path.dirname(output), { recursive: true });
+    // Written beside and renamed into place: a run going on in this checkout never reads half a file.
+    const write = (file, content) => {
+      const temporary = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, content);
+      fs.utimesSync(temporary, sourceTime / 1000, sourceTime / 1000);
+      fs.renameSync(temporary, file);
+    };
     if (isJavaScript(source)) {
-      fs.copyFileSync(source, output);
+      write(output, fs.readFileSync(source));
     } else {
+      ts ??= createRequire(path.join(root, 'package.json'))('typescript');
+      options ??= compilerOptions(ts, configFile);
       const result = ts.transpileModule(fs.readFileSync(source, 'utf8'), {
-        compilerOptions,
+        compilerOptions: options,
         fileName: source,
         reportDiagnostics: true,
         transformers: { before: [sourceLocation(ts, source)] },
@@ -122,14 +137,17 @@ function compileTests() {
       map.sources = [path.relative(path.dirname(output), source)];
       map.sourceRoot = '';
       map.file = path.basename(output);
-      fs.writeFileSync(`${output}.map`, JSON.stringify(map));
-      fs.writeFileSync(output, result.outputText);
+      write(`${output}.map`, JSON.stringify(map));
+      write(output, result.outputText);
     }
     written += 1;
   }
-  // A deleted or renamed test must not keep running from its old output.
+  // A deleted or renamed test must not keep running from its old output. Only outputs go: a
+  // running test's t.testdir() (tap-testdir-*, beside the compiled file) is its own.
   if (fs.existsSync(outRoot)) {
-    for (const file of walk(outRoot)) if (file !== stampFile && !wanted.has(file)) fs.rmSync(file);
+    for (const file of walk(outRoot)) {
+      if (!wanted.has(file) && /\.(m|c)?js(\.map)?$/.test(file) && !file.includes(`${path.sep}tap-testdir-`)) fs.rmSync(file, { force: true });
+    }
   }
   fs.mkdirSync(outRoot, { recursive: true });
   fs.writeFileSync(stampFile, stamp);
