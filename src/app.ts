@@ -18,6 +18,7 @@ import { epubPlugin } from './epub/plugin.js';
 import { sendPlugin } from './send/plugin.js';
 import { fanficfarePlugin } from './sources/fanficfare/plugin.js';
 import { importPlugin } from './import/plugin.js';
+import { followPlugin } from './follow/plugin.js';
 import { reindexJobPlugin } from './search/reindex-job.js';
 import { apiDocsPlugin } from './plugins/api-docs.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
@@ -117,6 +118,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(jobsPlugin);
   await app.register(importPlugin);
   await app.register(fanficfarePlugin);
+  await app.register(followPlugin);
   await app.register(archivePlugin);
   await app.register(reindexJobPlugin);
   await app.register(apiDocsPlugin);

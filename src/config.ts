@@ -154,6 +154,8 @@ export interface Config {
   readonly sourceMaxChapters: number;
   /** `SOURCE_PAGE_TIMEOUT_SECONDS`, in ms: one source page's fetch in all (redirects and body). */
   readonly sourcePageTimeoutMs: number;
+  /** `SOURCE_CHECK_INTERVAL_HOURS`: how often a followed, unfinished story is checked; 0 turns the schedule off. */
+  readonly sourceCheckIntervalHours: number;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -241,6 +243,9 @@ export function loadConfig(env: Env = process.env): Config {
   const sourcePageTimeoutS = parseSeconds(value('SOURCE_PAGE_TIMEOUT_SECONDS') ?? String(DEFAULT_SOURCE_PAGE_TIMEOUT_S));
   if (sourcePageTimeoutS === undefined) problems.push(`SOURCE_PAGE_TIMEOUT_SECONDS must be an integer from 1 to 3600, got "${env.SOURCE_PAGE_TIMEOUT_SECONDS}"`);
 
+  const sourceCheckIntervalHours = parseRange(value('SOURCE_CHECK_INTERVAL_HOURS') ?? '24', 0, 8760);
+  if (sourceCheckIntervalHours === undefined) problems.push(`SOURCE_CHECK_INTERVAL_HOURS must be an integer from 0 (off) to 8760, got "${env.SOURCE_CHECK_INTERVAL_HOURS}"`);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -267,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
     sourceRequestDelayMs: sourceRequestDelayMs as number,
     sourceMaxChapters: sourceMaxChapters as number,
     sourcePageTimeoutMs: (sourcePageTimeoutS as number) * 1000,
+    sourceCheckIntervalHours: sourceCheckIntervalHours as number,
   });
 }
 

@@ -1,4 +1,4 @@
-import type { UpdateRow } from '../sources/repository.js';
+import type { UpdateRow } from '../import/url/source-rows.js';
 import type { StoryUpdateDto } from '../schemas/source.js';
 
 const ORIGINS = ['import', 'refresh', 'schedule', 'file'] as const;

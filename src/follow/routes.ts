@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, IdParams } from '../schemas/common.js';
-import { StoryUpdateList, StoryUpdatesQuery } from '../schemas/source.js';
-import { storyUpdates } from './service.js';
+import { RefreshResult, StoryUpdateList, StoryUpdatesQuery } from '../schemas/source.js';
+import { getStoryDto } from '../stories/service.js';
+import { refreshStory, storyUpdates } from './service.js';
 
 const TAGS = ['sources'];
 
@@ -19,5 +20,22 @@ export const followRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({ updates: storyUpdates(app.db, request.params.id, request.query.limit ?? 20) }),
+  );
+
+  app.post(
+    '/stories/:id/refresh',
+    {
+      schema: {
+        tags: TAGS,
+        summary:
+          'Check the source now: new chapters appended, changed ones replaced (a new text that is empty or under a tenth of the old is refused and counted as kept), gone ones marked and kept; 200 with what changed and the story',
+        params: IdParams,
+        response: { 200: RefreshResult, ...errorResponses(400, 401, 403, 404, 409, 415, 422, 502, 503, 504) },
+      },
+    },
+    async (request) => {
+      const outcome = await refreshStory(app.urlImports, request.params.id, 'refresh');
+      return { ...outcome, story: getStoryDto(app.db, request.params.id) };
+    },
   );
 };

@@ -30,6 +30,7 @@ export const urlImportPlugin = fp(
       queue: new SiteQueue({ delayMs: app.config.sourceRequestDelayMs }),
       maxChapters: app.config.sourceMaxChapters,
       sourcePageTimeoutMs: app.config.sourcePageTimeoutMs,
+      checkIntervalHours: app.config.sourceCheckIntervalHours,
     });
   },
   { name: 'storyshelf-url-import', fastify: '5.x', dependencies: ['storyshelf-db', 'storyshelf-images'] },

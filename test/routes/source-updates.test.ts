@@ -1,7 +1,7 @@
 import t from 'tap';
 import { writeTransaction } from '../../src/db/transaction.js';
 import { StoryUpdateList } from '../../src/schemas/source.js';
-import { insertUpdate } from '../../src/sources/repository.js';
+import { insertUpdate } from '../../src/import/url/source-rows.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createStory, MISSING_ID } from '../helpers/factories.js';
 import { assertMatches } from '../helpers/schema.js';

@@ -86,6 +86,9 @@ t.test('sources: the pause between requests to a site, the chapter bound, the pa
   t.equal(defaults.sourceRequestDelayMs, 2000, 'two seconds: the Archive of Our Own asks for no more');
   t.equal(defaults.sourceMaxChapters, 3000);
   t.equal(defaults.sourcePageTimeoutMs, 120_000);
+  t.equal(defaults.sourceCheckIntervalHours, 24);
+  t.equal(loadConfig({ SOURCE_CHECK_INTERVAL_HOURS: '0' }).sourceCheckIntervalHours, 0, '0 turns the schedule off');
+  t.throws(() => loadConfig({ SOURCE_CHECK_INTERVAL_HOURS: '-2' }), /SOURCE_CHECK_INTERVAL_HOURS/);
   const set = loadConfig({ SOURCE_REQUEST_DELAY_MS: '0', SOURCE_MAX_CHAPTERS: '10', SOURCE_PAGE_TIMEOUT_SECONDS: '5' });
   t.same([set.sourceRequestDelayMs, set.sourceMaxChapters, set.sourcePageTimeoutMs], [0, 10, 5000]);
   for (const env of [{ SOURCE_REQUEST_DELAY_MS: '-1' }, { SOURCE_REQUEST_DELAY_MS: '600001' }, { SOURCE_MAX_CHAPTERS: '0' }, { SOURCE_MAX_CHAPTERS: 'many' }, { SOURCE_PAGE_TIMEOUT_SECONDS: '0' }]) {

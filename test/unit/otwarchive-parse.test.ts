@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import t from 'tap';
-import { otwLanguage } from '../../src/sources/otwarchive/language.js';
-import { parseOtwPage, type OtwPage } from '../../src/sources/otwarchive/parse.js';
-import type { SourceWork } from '../../src/sources/work.js';
+import { otwLanguage } from '../../src/import/url/otwarchive/language.js';
+import { parseOtwPage, type OtwPage } from '../../src/import/url/otwarchive/parse.js';
+import type { SourceWork } from '../../src/import/url/source-work.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/otwarchive/${name}`, import.meta.url), 'utf8');
 const ORIGIN = 'http://127.0.0.1:4567';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { planMerge, type FreshChapter, type HeldChapter } from '../../src/sources/merge.js';
+import { planMerge, type FreshChapter, type HeldChapter } from '../../src/import/url/source-merge.js';
 
 const held = (position: number, sourceKey: string | null, contentPlain: string, title = `Chapter ${position}`, sourceGoneAt: string | null = null): HeldChapter => ({ position, title, sourceKey, contentPlain, sourceGoneAt });
 const fresh = (sourceKey: string, plainText: string, title = ''): FreshChapter => ({ sourceKey, plainText, title });
@@ -29,7 +29,7 @@ t.test('a chapter gone from the source is marked once and comes back unmarked', 
   const again = planMerge([held(1, '1', LONG), held(2, '2', LONG, 'Chapter 2', '2024-01-01T00:00:00.000Z')], [fresh('1', LONG, 'Chapter 1')]);
   t.same(again.gone, [], 'already marked: not counted again');
   const back = planMerge([held(1, '1', LONG), held(2, '2', LONG, 'Chapter 2', '2024-01-01T00:00:00.000Z')], [fresh('1', LONG, 'Chapter 1'), fresh('2', LONG, 'Chapter 2')]);
-  t.same(back.returned, [2]);
+  t.same(back.returned, [{ position: 2, index: 1 }]);
 });
 
 t.test('a held chapter without a source key is never matched, so never overwritten', async (t) => {

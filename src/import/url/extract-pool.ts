@@ -12,7 +12,7 @@
  */
 import { HttpError } from '../../errors.js';
 import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerPoolClosed, WorkerTaskFailed, WorkerTaskTimeout } from '../../lib/worker-pool.js';
-import type { OtwPage } from '../../sources/otwarchive/parse.js';
+import type { OtwPage } from './otwarchive/parse.js';
 import type { ExtractedStory } from '../html-story.js';
 import type { PreparedWork } from './source-text.js';
 import { importsBusy } from './errors.js';

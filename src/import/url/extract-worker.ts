@@ -1,12 +1,12 @@
 /**
  * An extraction worker thread of ./extract-pool.ts: decodes a page and reads it, one page at a
  * time, so parsing a large page never blocks the server's event loop. `read` recognises the
- * pages of the sources Storyshelf follows by their markup (src/sources/otwarchive/parse.ts) and
+ * pages of the sources Storyshelf follows by their markup (./otwarchive/parse.ts) and
  * extracts any other page's story (src/import/html-story.ts); `extract` does only the latter.
  * Never imported.
  */
 import { serveWorkerTasks } from '../../lib/worker-pool.js';
-import { parseOtwPage } from '../../sources/otwarchive/parse.js';
+import { parseOtwPage } from './otwarchive/parse.js';
 import { decodeHtml } from '../decode-text.js';
 import { extractStory } from '../html-story.js';
 import type { ReadPage } from './extract-pool.js';

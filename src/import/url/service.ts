@@ -14,9 +14,11 @@ import type { KeyedLock } from '../../lib/keyed-lock.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
 import { addStory, changeStory } from '../../stories/service.js';
 import { URL_MAX } from '../../schemas/common.js';
-import { noArticle } from './errors.js';
+import { storyOfUid } from './source-rows.js';
+import { noArticle, sourceUnreadable } from './errors.js';
 import { isHttpUrl } from './fetch.js';
-import { fetchPage, type SourceReadDeps } from './source.js';
+import { createFromWork, type SourceWriteDeps } from './source-import.js';
+import { readAddress, workAddressOf, type SourceReadDeps } from './source.js';
 import { downloadImages, placeImages } from './images.js';
 
 /** At most this many images of a story are downloaded; the rest are dropped. */
@@ -24,19 +26,13 @@ export const MAX_IMAGES = 50;
 /** A summary is a teaser, not a copy of the text. */
 const SUMMARY_MAX = 1000;
 
-export interface UrlImportDeps extends SourceReadDeps {
+export interface UrlImportDeps extends SourceReadDeps, SourceWriteDeps {
   db: Db;
   images: ImageStore;
   /** One import per final URL at a time, per app: "is it a duplicate?" and the write never interleave. */
   locks: KeyedLock;
 }
 
-export interface UrlImportResult {
-  /** The story written; the API sends it as `GET /api/stories/{id}` does, the page goes to it. */
-  storyId: string;
-  /** True for a new story (201), false when `update` re-imported into an existing one (200). */
-  created: boolean;
-}
 
 /**
  * The URL as it is stored in `sourceUrl` and compared for duplicates: WHATWG-normalised (scheme and
@@ -74,20 +70,64 @@ function cut(text: string | null, max: number): string | null {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
+/** A work already in the library (by its uid or its address): refresh is how it is brought up to date. */
+function heldWork(id: string): Conflict {
+  return new Conflict('This work is already in the library', {
+    url: 'is a work already imported; POST /api/stories/{id}/refresh brings it up to date',
+    storyId: id,
+  });
+}
+
+/** The story holding the work with this uid or canonical address, if any. */
+export function heldWorkOf(db: Db, work: { uid: string; url: string }): string | undefined {
+  return storyOfUid(db, work.uid) ?? findBySourceUrl(db, work.url);
+}
+
+/** What an import gave: a story, or a job importing a series' works. */
+export type UrlImportOutcome = { kind: 'story'; storyId: string; created: boolean } | { kind: 'job'; jobId: string };
+
+/** What the series import job is given: the series' address and its works' addresses, in order. */
+export interface SeriesImportParams {
+  seriesUrl: string;
+  works: string[];
+}
+
+/** Starts the job that imports each work of a series (src/import/url/series-job.ts). */
+export type StartSeriesImport = (params: SeriesImportParams) => string;
+
 /**
- * Imports the story at `rawUrl`. A story whose `sourceUrl` is the same normalised URL (before or
- * after redirects) is a 409 naming it, unless `update` is set: then that story is updated from
- * the page (its tags, series, rating and cover are kept).
+ * Imports what `rawUrl` holds (docs/api.md, "Importing from a URL"; docs/decisions.md, "URL
+ * import" and "Sources"). An otwarchive work (from its address or any chapter's) is imported
+ * whole, following its source; one already held is 409 naming it, `update` or not. A series
+ * starts a job for its works. Any other page is imported as before: a story whose `sourceUrl` is
+ * the same normalised URL (before or after redirects) is a 409 naming it, unless `update` is
+ * set: then that story is updated from the page (its tags, series, rating and cover are kept).
  */
-export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update: boolean): Promise<UrlImportResult> {
+export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update: boolean, startSeries: StartSeriesImport): Promise<UrlImportOutcome> {
   const requested = normaliseImportUrl(rawUrl);
+  const shapedWork = workAddressOf(requested);
+  const heldShaped = shapedWork === undefined ? undefined : findBySourceUrl(deps.db, shapedWork);
+  if (heldShaped !== undefined) throw heldWork(heldShaped);
   const earlier = findBySourceUrl(deps.db, requested.href);
   if (earlier !== undefined && !update) throw duplicate(earlier);
 
-  const page = await fetchPage(deps, requested, 'page');
-  const finalUrl = normaliseImportUrl(page.url.href).href;
+  const read = await readAddress(deps, requested, MAX_IMAGES);
+  if (read.kind === 'series') {
+    if (read.works.length === 0) throw sourceUnreadable('is a series without works');
+    return { kind: 'job', jobId: startSeries({ seriesUrl: read.url, works: read.works }) };
+  }
+  if (read.kind === 'work') {
+    const { work, prepared } = read;
+    return deps.locks.run(work.url, async () => {
+      const held = heldWorkOf(deps.db, work);
+      if (held !== undefined) throw heldWork(held);
+      return { kind: 'story', storyId: await createFromWork(deps, work, prepared), created: true };
+    });
+  }
+
+  const finalUrl = normaliseImportUrl(read.url.href).href;
   if (finalUrl.length > URL_MAX) throw new BadRequest('Validation failed', { url: `leads to an address longer than ${URL_MAX} characters` });
-  const extracted = await deps.pool.extract(page.body, page.charset, finalUrl, MAX_IMAGES);
+  const extracted = read.story;
   if (extracted === undefined) throw noArticle();
 
   return deps.locks.run(finalUrl, async () => {
@@ -102,9 +142,9 @@ export async function importFromUrl(deps: UrlImportDeps, rawUrl: string, update:
       sourceUrl: finalUrl,
     };
     try {
-      if (existing === undefined) return { storyId: await addStory(deps.db, deps.images, body), created: true };
+      if (existing === undefined) return { kind: 'story', storyId: await addStory(deps.db, deps.images, body), created: true };
       await changeStory(deps.db, deps.images, existing, body);
-      return { storyId: existing, created: false };
+      return { kind: 'story', storyId: existing, created: false };
     } catch (error) {
       for (const relPath of stored) if (relPath !== undefined) await deps.images.discardUpload(relPath);
       throw error;

@@ -9,7 +9,7 @@
 import { DomUtils, ElementType, parseDocument } from 'htmlparser2';
 import { sanitizeStoryHtml } from '../../html/sanitize.js';
 import { plainTextOf } from '../../html/story-text.js';
-import type { SourceWork } from '../../sources/work.js';
+import type { SourceWork } from './source-work.js';
 import { IMAGE_PLACEHOLDER } from '../image-placeholder.js';
 import { absoluteHttpUrl, pictureCandidates, type SourceElement } from '../image-sources.js';
 

@@ -8,8 +8,8 @@
  */
 import { APP_IDENTITY } from '../../lib/app-version.js';
 import type { ImportAllowList } from '../../lib/allow-hosts.js';
-import { fullWorkAddress, workIdOfPath } from '../../sources/otwarchive/parse.js';
-import type { SourceWork } from '../../sources/work.js';
+import { fullWorkAddress, workIdOfPath } from './otwarchive/parse.js';
+import type { SourceWork } from './source-work.js';
 import type { ExtractedStory } from '../html-story.js';
 import { notHtml, pageTooLarge, restrictedWork, sourceUnreadable, tooManyChapters, upstreamTimedOut, UpstreamStatus } from './errors.js';
 import type { ExtractPool } from './extract-pool.js';
@@ -87,10 +87,15 @@ export async function fetchPage(deps: SourceReadDeps, url: URL, mode: Mode): Pro
   });
 }
 
-/** A work's entire-work address when `url` has the shape of an otwarchive work or chapter address. */
-function workShaped(url: URL): URL | undefined {
+/** The canonical work address `<origin>/works/<id>` when `url` has the shape of an otwarchive work or chapter address. */
+export function workAddressOf(url: URL): string | undefined {
   if (!/^\/works\/\d{1,12}(?:\/chapters\/\d{1,12})?\/?$/.test(url.pathname)) return undefined;
-  return new URL(fullWorkAddress(`${url.origin}/works/${workIdOfPath(url.pathname) as string}`));
+  return `${url.origin}/works/${workIdOfPath(url.pathname) as string}`;
+}
+
+function workShaped(url: URL): URL | undefined {
+  const work = workAddressOf(url);
+  return work === undefined ? undefined : new URL(fullWorkAddress(work));
 }
 
 function seriesShaped(url: URL): boolean {

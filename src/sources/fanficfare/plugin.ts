@@ -1,11 +1,17 @@
 import fp from 'fastify-plugin';
 import { FanficfareEngine } from './engine.js';
 import { fanficfareImportHandler, IMPORT_FANFICFARE_KIND } from './job.js';
+import { startFanficfareImport } from './service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** FanFicFare as an optional engine (docs/decisions.md, "Sources"); off unless `FANFICFARE_COMMAND` is set. */
     fanficfare: FanficfareEngine;
+    /**
+     * Queues FanFicFare's import of an address it takes ({@link startFanficfareImport}); undefined when it does not.
+     * A decoration, so the URL import route (src/import/url/routes.ts) reaches it without src/import importing src/sources.
+     */
+    startFanficfareImport: (rawUrl: string, update: boolean) => Promise<string | undefined>;
   }
 }
 
@@ -14,6 +20,7 @@ export const fanficfarePlugin = fp(
   async (app) => {
     const engine = new FanficfareEngine(app.config.fanficfare, app.config.dataDir);
     app.decorate('fanficfare', engine);
+    app.decorate('startFanficfareImport', (rawUrl: string, update: boolean) => startFanficfareImport(engine, app.jobs, app.db, rawUrl, update));
     app.jobs.register(IMPORT_FANFICFARE_KIND, fanficfareImportHandler(app.config.dataDir, app.images, engine));
   },
   { name: 'storyshelf-fanficfare', fastify: '5.x', dependencies: ['storyshelf-jobs', 'storyshelf-images'] },

@@ -6,6 +6,7 @@ import { HttpError, type ErrorDetails } from '../../errors.js';
 import type { ImageKind } from '../../images/image-path.js';
 import { receiveUpload } from '../../images/upload.js';
 import { deriveStoryText } from '../../html/story-text.js';
+import { IMPORT_SERIES_KIND } from '../../import/url/series-job.js';
 import { importFromUrl } from '../../import/url/service.js';
 import { IdParams } from '../../schemas/common.js';
 import { StoryCreateBody, StoryUpdateBody, type StoryDto } from '../../schemas/story.js';
@@ -132,8 +133,9 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
     const url = request.body.url ?? '';
     const update = request.body.update !== undefined;
     try {
-      const { storyId } = await importFromUrl(app.urlImports, url, update);
-      return reply.redirect(storyHref(storyId), 303);
+      const outcome = await importFromUrl(app.urlImports, url, update, (params) => app.jobs.enqueue(IMPORT_SERIES_KIND, params, { total: params.works.length }));
+      // A series is imported by a job: its page shows the works as they arrive.
+      return reply.redirect(outcome.kind === 'job' ? `/jobs/${outcome.jobId}` : storyHref(outcome.storyId), 303);
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode === 401) throw error;
       const message = error.details?.url === undefined ? error.message : `${error.message}: the address ${error.details.url}.`;

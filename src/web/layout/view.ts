@@ -46,7 +46,6 @@ const NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/library', label: 'Library' },
   { href: '/search', label: 'Search' },
   { href: '/tags', label: 'Tags' },
-  { href: '/shelves', label: 'Shelves' },
   { href: '/settings', label: 'Settings' },
   { href: '/stories/new', label: 'Add story' },
 ];

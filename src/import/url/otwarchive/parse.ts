@@ -8,8 +8,8 @@
  * extraction thread (src/import/url/extract-worker.ts); everything it returns is plain data.
  */
 import { DomUtils, ElementType, parseDocument } from 'htmlparser2';
-import { sanitizeStoryHtml } from '../../html/sanitize.js';
-import type { SourceChapter, SourceSeries, SourceTag, SourceTagKind, SourceWork } from '../work.js';
+import { sanitizeStoryHtml } from '../../../html/sanitize.js';
+import type { SourceChapter, SourceSeries, SourceTag, SourceTagKind, SourceWork } from '../source-work.js';
 import { otwLanguage } from './language.js';
 
 type DomNode = ReturnType<typeof parseDocument>['children'][number];

@@ -2,9 +2,9 @@
  * The rows of following a source (docs/decisions.md, "Sources"): `story_sources`, one per story
  * that follows its source, and `story_updates`, the log of what each import or refresh changed.
  */
-import { and, asc, desc, eq, isNotNull, lte } from 'drizzle-orm';
-import type { DbOrTx, Tx } from '../db/open.js';
-import { storySources, storyUpdates } from '../db/schema.js';
+import { and, asc, desc, eq, inArray, isNotNull, lte } from 'drizzle-orm';
+import type { DbOrTx, Tx } from '../../db/open.js';
+import { storySources, storyUpdates } from '../../db/schema.js';
 
 export type SourceRow = typeof storySources.$inferSelect;
 export type UpdateRow = typeof storyUpdates.$inferSelect;
@@ -38,6 +38,12 @@ export function recordCheck(tx: Tx, storyId: string, check: { at: string; nextCh
     })
     .where(eq(storySources.storyId, storyId))
     .run();
+}
+
+/** Moves the next check of these sources to `nextCheckAt` (the schedule claims them before checking). */
+export function postponeChecks(tx: Tx, storyIds: readonly string[], nextCheckAt: string): void {
+  if (storyIds.length === 0) return;
+  tx.update(storySources).set({ nextCheckAt }).where(inArray(storySources.storyId, [...storyIds])).run();
 }
 
 /** The followed sources due at `now`, soonest first: one walk of the `next_check_at` index. */

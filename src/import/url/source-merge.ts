@@ -32,8 +32,8 @@ export interface MergePlan {
   kept: Array<{ position: number; index: number }>;
   /** Held chapters the source no longer has, not marked before: to mark gone. */
   gone: number[];
-  /** Held chapters marked gone before that the source has again, unchanged: to unmark. */
-  returned: number[];
+  /** Held chapters marked gone before that the source has again (at `index`), unchanged: to unmark. */
+  returned: Array<{ position: number; index: number }>;
 }
 
 /** A fresh text this much shorter than the old one is taken for a stub, not a revision. */
@@ -58,7 +58,7 @@ export function planMerge(held: readonly HeldChapter[], fresh: readonly FreshCha
     }
     matched.add(mine.position);
     if (mine.contentPlain === chapter.plainText && mine.title === chapter.title) {
-      if (mine.sourceGoneAt !== null) plan.returned.push(mine.position);
+      if (mine.sourceGoneAt !== null) plan.returned.push({ position: mine.position, index });
     } else if (mine.contentPlain !== chapter.plainText && refused(mine.contentPlain, chapter.plainText)) {
       plan.kept.push({ position: mine.position, index });
     } else {
