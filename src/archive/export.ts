@@ -15,8 +15,9 @@ import { replaceStoredImageUrls, storedImagePaths } from '../images/inline-image
 import { findStoredImage } from '../images/store.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { escapeHtml } from '../search/text/excerpt.js';
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveAuthor, type ArchiveChapter, type ArchiveCounts, type ArchiveManifest, type ArchiveProgress, type ArchiveSeries, type ArchiveShelf, type ArchiveStory, type ArchiveTag } from '../schemas/archive.js';
 import type { ReadingStatus } from '../schemas/reading-status.js';
+import type { TagKind } from '../schemas/tag.js';
 import { STORY_TAG_NAMES_SQL } from '../stories/present.js';
 
 /** Rows per keyset batch: one statement per 200 rows, a few hundred KB of text at most in flight. */
@@ -59,6 +60,12 @@ interface StoryRow {
   finished_at: string | null;
   read_count: number;
   favourite: number;
+  status: 'complete' | 'in-progress' | null;
+  published_at: string | null;
+  source_updated_at: string | null;
+  language: string | null;
+  chapters_added_at: string | null;
+  coauthor_ids: string;
 }
 
 /**
@@ -70,7 +77,7 @@ export function streamArchive(db: Database.Database, imagesDir: string, now: Dat
   const zip = new yazl.ZipFile();
   const images = new Map<string, string>();
   const missing = new Set<string>();
-  const counts: ArchiveCounts = { authors: 0, series: 0, tags: 0, stories: 0, progress: 0, images: 0 };
+  const counts: ArchiveCounts = { authors: 0, series: 0, tags: 0, stories: 0, progress: 0, images: 0, shelves: 0 };
 
   /** The file an image path names, from `images/` or the trash; undefined (and noted) when neither has it. */
   const locate = (relPath: string): string | undefined => {
@@ -98,6 +105,7 @@ export function streamArchive(db: Database.Database, imagesDir: string, now: Dat
       addLines('authors.jsonl', () => authorLines(db, locate, counts));
       addLines('series.jsonl', () => seriesLines(db, counts));
       addLines('tags.jsonl', () => tagLines(db, counts));
+      addLines('shelves.jsonl', () => shelfLines(db, counts));
       const parked: unknown[] = [];
       await addStories(zip, db, locate, counts, closed, parked);
       // Requested only once every story before it is written: the image set is complete then.
@@ -160,6 +168,7 @@ async function addStories(
 ): Promise<void> {
   const ids = db.prepare<[number, number], { seq: number; id: string }>('SELECT seq, id FROM stories WHERE seq > ? ORDER BY seq LIMIT ?');
   const one = db.prepare<[string], StoryRow>(STORY_SQL);
+  const chaptersOf = db.prepare<[string], ArchiveChapter>(CHAPTERS_SQL);
   let after = 0;
   let previousBatchReached: Promise<void> = Promise.resolve();
   for (;;) {
@@ -176,13 +185,15 @@ async function addStories(
         // Called by the ZIP writer, maybe after the client left and the copy was closed: a
         // throw here would escape into the writer, so every failure goes to the callback.
         let row: StoryRow | undefined;
+        let chapters: ArchiveChapter[];
         try {
           row = one.get(id);
+          chapters = chaptersOf.all(id);
         } catch (error) {
           return callback(error, Readable.from([]));
         }
         if (row === undefined) return callback(new Error(`story ${id} vanished from the export copy`), Readable.from([]));
-        const story = storyEntry(row, locate);
+        const story = storyEntry(row, chapters, locate);
         html = readableCopy(row);
         callback(null, Readable.from([Buffer.from(`${JSON.stringify(story, null, 2)}\n`)]));
       });
@@ -235,11 +246,18 @@ function unparkEntries(zip: yazl.ZipFile, parked: unknown[]): void {
 const STORY_SQL = `SELECT s.seq, s.id, s.title, s.summary, s.description, s.content_html, s.source_url, s.cover_path, s.rating, s.volume,
     s.author_id, a.name AS author_name, s.series_id, se.name AS series_name,
     ${STORY_TAG_NAMES_SQL} AS tag_names,
-    s.created_at, s.updated_at, s.reading_status, s.finished_at, s.read_count, s.favourite
+    s.created_at, s.updated_at, s.reading_status, s.finished_at, s.read_count, s.favourite,
+    s.status, s.published_at, s.source_updated_at, s.language, s.chapters_added_at,
+    (SELECT json_group_array(author_id ORDER BY position) FROM story_coauthors c WHERE c.story_id = s.id) AS coauthor_ids
   FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id
   WHERE s.id = ?`;
 
-function storyEntry(row: StoryRow, locate: (relPath: string) => string | undefined): ArchiveStory {
+/** A story's chapters in reading order, as the archive carries them (a story has at least one). */
+const CHAPTERS_SQL = `SELECT title, content_html AS contentHtml, source_url AS sourceUrl, source_key AS sourceKey,
+    source_gone_at AS sourceGoneAt, created_at AS createdAt, updated_at AS updatedAt
+  FROM story_chapters WHERE story_id = ? ORDER BY position`;
+
+function storyEntry(row: StoryRow, chapters: ArchiveChapter[], locate: (relPath: string) => string | undefined): ArchiveStory {
   // Every stored image the body names (an imported page's pictures are `inline/`): the archive carries them.
   for (const relPath of storedImagePaths(row.content_html)) locate(relPath);
   return {
@@ -261,6 +279,14 @@ function storyEntry(row: StoryRow, locate: (relPath: string) => string | undefin
     finishedAt: row.finished_at,
     readCount: row.read_count,
     favourite: row.favourite === 1,
+    status: row.status,
+    publishedAt: row.published_at,
+    sourceUpdatedAt: row.source_updated_at,
+    language: row.language,
+    chaptersAddedAt: row.chapters_added_at,
+    coauthorIds: JSON.parse(row.coauthor_ids) as string[],
+    // Every story has a chapter; a copy made without the table's rows still gives its body.
+    ...(chapters.length > 0 ? { chapters } : {}),
   };
 }
 
@@ -360,17 +386,53 @@ function seriesLines(db: Database.Database, counts: ArchiveCounts): AsyncGenerat
   );
 }
 
-type TagRowText = Omit<SeriesRowText, 'description'>;
+type TagRowText = Omit<SeriesRowText, 'description'> & { kind: TagKind | null };
 
 function tagLines(db: Database.Database, counts: ArchiveCounts): AsyncGenerator<string> {
   const page = db.prepare<[string, number], TagRowText>(
-    'SELECT id, name, created_at, updated_at FROM tags WHERE id > ? ORDER BY id LIMIT ?',
+    'SELECT id, name, kind, created_at, updated_at FROM tags WHERE id > ? ORDER BY id LIMIT ?',
   );
   return batchedLines<TagRowText, ArchiveTag>(
     (after) => page.all(after?.id ?? '', BATCH),
     (row): ArchiveTag => {
       counts.tags += 1;
-      return { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+      return { id: row.id, name: row.name, kind: row.kind, createdAt: row.created_at, updatedAt: row.updated_at };
+    },
+  );
+}
+
+interface ShelfRowText {
+  id: string;
+  name: string;
+  description: string | null;
+  kind: 'manual' | 'smart';
+  query: string | null;
+  story_ids: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Shelves by id, a manual shelf with its story ids in its order (at most 2,000, the shelf's bound). */
+function shelfLines(db: Database.Database, counts: ArchiveCounts): AsyncGenerator<string> {
+  const page = db.prepare<[string, number], ShelfRowText>(
+    `SELECT id, name, description, kind, query, created_at, updated_at,
+       (SELECT json_group_array(story_id ORDER BY position, story_id) FROM shelf_stories WHERE shelf_id = s.id) AS story_ids
+     FROM shelves s WHERE id > ? ORDER BY id LIMIT ?`,
+  );
+  return batchedLines<ShelfRowText, ArchiveShelf>(
+    (after) => page.all(after?.id ?? '', BATCH),
+    (row): ArchiveShelf => {
+      counts.shelves = (counts.shelves ?? 0) + 1;
+      return {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        kind: row.kind,
+        query: row.query === null ? null : (JSON.parse(row.query) as ArchiveShelf['query']),
+        storyIds: JSON.parse(row.story_ids) as string[],
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
     },
   );
 }

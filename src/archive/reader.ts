@@ -18,7 +18,7 @@ export interface ArchiveLimits {
   maxTotalBytes: number;
   /** One `stories/<id>.json` (16 MiB of HTML, the API's body limit, plus its escaping). */
   maxStoryBytes: number;
-  /** `authors.jsonl`, `series.jsonl`, `tags.jsonl` or `progress.jsonl`, each. */
+  /** `authors.jsonl`, `series.jsonl`, `tags.jsonl`, `progress.jsonl` or `shelves.jsonl`, each. */
   maxListBytes: number;
   /** One line of a list. */
   maxLineBytes: number;
@@ -38,7 +38,7 @@ export class ArchiveRejected extends Error {}
 /** What is kept of an entry: enough to open it again (src/lib/safe-zip.ts). */
 export type IndexedEntry = ZipEntry;
 
-export const LIST_NAMES = ['authors.jsonl', 'series.jsonl', 'tags.jsonl', 'progress.jsonl'] as const;
+export const LIST_NAMES = ['authors.jsonl', 'series.jsonl', 'tags.jsonl', 'progress.jsonl', 'shelves.jsonl'] as const;
 export type ListName = (typeof LIST_NAMES)[number];
 
 const STORY_ENTRY = /^stories\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(json|html)$/;

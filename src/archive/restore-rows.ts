@@ -8,17 +8,20 @@
  */
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../db/open.js';
-import { authors, series, stories, tags } from '../db/schema.js';
+import { authors, series, shelves, stories, tags } from '../db/schema.js';
 import { findAuthorById, findAuthorByName, replaceAuthorUrls } from '../authors/repository.js';
 import { findSeriesById, findSeriesByName } from '../series/repository.js';
-import { findTagById, findTagByName, findOrCreateTags } from '../tags/repository.js';
+import { findTagById, findTagByName, findOrCreateTags, setMissingTagKinds } from '../tags/repository.js';
 import { cleanName, nameKey, storedTagName } from '../lib/names.js';
 import { findProgress, saveProgressRow } from '../stories/progress-repository.js';
-import { insertStory, linkTags, tagIdsOf, unlinkTags } from '../stories/repository.js';
+import { insertStory, linkTags, missingStoryIds, replaceCoauthors, tagIdsOf, unlinkTags } from '../stories/repository.js';
 import { replaceChapters } from '../stories/chapter-service.js';
-import { textAsChapter } from '../stories/chapter-text.js';
+import { stampChapter } from '../stories/chapter-repository.js';
+import { textAsChapter, type ChapterText } from '../stories/chapter-text.js';
 import type { StoryText } from '../html/story-text.js';
-import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
+import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveShelf, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
+import { findShelfById, replaceShelfStories, shelfNameTaken } from '../shelves/repository.js';
+import { normalizedQuery } from '../shelves/service.js';
 
 /** Archive ids merged into a library row of the same name, by kind: archive id -> library id. */
 export interface IdMap {
@@ -74,12 +77,14 @@ export function restoreTag(tx: Tx, tag: ArchiveTag): RowOutcome {
   const existing = findTagById(tx, tag.id);
   const holder = findTagByName(tx, name);
   if (existing === undefined && holder !== undefined) return { kind: 'mapped', to: holder.id };
+  // An older archive has no kinds: a tag already in the library keeps its own.
+  const kind = tag.kind === undefined ? {} : { kind: tag.kind };
   if (existing === undefined) {
-    tx.insert(tags).values({ id: tag.id, name, nameKey: nameKey(name), createdAt: tag.createdAt, updatedAt: tag.updatedAt }).run();
+    tx.insert(tags).values({ id: tag.id, name, nameKey: nameKey(name), ...kind, createdAt: tag.createdAt, updatedAt: tag.updatedAt }).run();
     return { kind: 'written' };
   }
   if (holder !== undefined && holder.id !== tag.id) return { kind: 'kept-name', note: `another tag is already named "${name}"; this one keeps its name "${existing.name}"` };
-  tx.update(tags).set({ name, nameKey: nameKey(name), createdAt: tag.createdAt, updatedAt: tag.updatedAt }).where(eq(tags.id, tag.id)).run();
+  tx.update(tags).set({ name, nameKey: nameKey(name), ...kind, createdAt: tag.createdAt, updatedAt: tag.updatedAt }).where(eq(tags.id, tag.id)).run();
   return { kind: 'written' };
 }
 
@@ -89,6 +94,8 @@ export interface PreparedStory {
   text: StoryText;
   /** The cover, or null when the archive's cover is in neither the archive nor the library. */
   coverPath: string | null;
+  /** The archive's chapters, sanitized and derived; undefined for an archive written before chapters. */
+  chapters?: ChapterText[];
 }
 
 /**
@@ -125,12 +132,30 @@ export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { not
     ...(story.finishedAt === undefined ? {} : { finishedAt: story.finishedAt }),
     ...(story.readCount === undefined ? {} : { readCount: story.readCount }),
     ...(story.favourite === undefined ? {} : { favourite: story.favourite }),
+    // Likewise for the fields chapters brought (docs/decisions.md, "Chapters").
+    ...(story.status === undefined ? {} : { status: story.status }),
+    ...(story.publishedAt === undefined ? {} : { publishedAt: story.publishedAt }),
+    ...(story.sourceUpdatedAt === undefined ? {} : { sourceUpdatedAt: story.sourceUpdatedAt }),
+    ...(story.language === undefined ? {} : { language: story.language }),
+    ...(story.chaptersAddedAt === undefined ? {} : { chaptersAddedAt: story.chaptersAddedAt }),
   };
   const existing = tx.select({ coverPath: stories.coverPath }).from(stories).where(eq(stories.id, story.id)).get();
   if (existing === undefined) insertStory(tx, { id: story.id, ...values });
   else tx.update(stories).set(values).where(eq(stories.id, story.id)).run();
-  // The archive's body is the story's one chapter (docs/decisions.md, "Chapters").
-  replaceChapters(tx, story.id, [textAsChapter(text)], story.updatedAt);
+  if (prepared.chapters === undefined || story.chapters === undefined) {
+    // An archive written before chapters: its body is the story's one chapter (docs/decisions.md, "Chapters").
+    replaceChapters(tx, story.id, [textAsChapter(text)], story.updatedAt);
+  } else {
+    replaceChapters(tx, story.id, prepared.chapters, story.updatedAt);
+    story.chapters.forEach((chapter, i) => stampChapter(tx, story.id, i + 1, chapter));
+  }
+  if (story.coauthorIds !== undefined) {
+    const first = values.authorId;
+    const coauthors = story.coauthorIds
+      .map((id) => link(id, ids.authors, (target) => findAuthorById(tx, target) !== undefined, 'co-author'))
+      .filter((id): id is string => id !== null && id !== first);
+    replaceCoauthors(tx, story.id, [...new Set(coauthors)]);
+  }
   const names = [...new Set(story.tagNames.map(storedTagName).filter((name) => name !== ''))];
   const wanted = findOrCreateTags(tx, names).map((tag) => tag.id);
   const current = tagIdsOf(tx, story.id);
@@ -150,4 +175,31 @@ export function restoreProgress(tx: Tx, row: ArchiveProgress): boolean {
   const current = findProgress(tx, row.storyId);
   if (current === undefined || current.updatedAt < row.updatedAt) saveProgressRow(tx, row);
   return true;
+}
+
+/**
+ * A shelf: inserted or updated (by id), a smart shelf's search checked as the API checks it, a
+ * manual shelf's stories set to those of its list the library has (run after the stories, so
+ * those of the archive are there), the others left out with a note. A shelf whose name another
+ * shelf of the library already has is left as the library has it (a reader's list is not merged
+ * into another of the same name). Returns the notes, and whether the shelf was restored.
+ */
+export function restoreShelf(tx: Tx, item: ArchiveShelf): { notes: string[]; restored: boolean } {
+  if (item.kind === 'smart' && item.query === null) throw new Error('a smart shelf needs its query');
+  const query = item.kind === 'smart' && item.query !== null ? JSON.stringify(normalizedQuery(item.query)) : null;
+  const existing = findShelfById(tx, item.id);
+  const taken = shelfNameTaken(tx, item.name, item.id);
+  if (existing === undefined && taken) return { notes: [`a shelf named "${item.name}" is already in the library; it is kept as it is`], restored: false };
+  const values = { description: item.description, kind: item.kind, query, createdAt: item.createdAt, updatedAt: item.updatedAt };
+  const named = { name: cleanName(item.name), nameKey: nameKey(item.name) };
+  if (existing === undefined) tx.insert(shelves).values({ id: item.id, ...named, ...values }).run();
+  else tx.update(shelves).set({ ...values, ...(taken ? {} : named) }).where(eq(shelves.id, item.id)).run();
+  const storyIds = [...new Set(item.storyIds)];
+  const missing = new Set(missingStoryIds(tx, storyIds));
+  replaceShelfStories(tx, item.id, item.kind === 'manual' ? storyIds.filter((id) => !missing.has(id)) : []);
+  const notes = [
+    ...(taken ? [`another shelf is already named "${item.name}"; this one keeps its name "${existing?.name ?? ''}"`] : []),
+    ...(missing.size > 0 ? [`${missing.size} of its stories ${missing.size === 1 ? 'is' : 'are'} not in the library; left out`] : []),
+  ];
+  return { notes, restored: true };
 }

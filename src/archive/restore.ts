@@ -7,8 +7,8 @@
  *
  * Order: the archive is checked as a whole first (./reader.ts: nothing is written from an
  * archive it refuses), then images (so a row never names a file that is not there yet), then
- * authors, series, tags, stories ({@link STORIES_PER_STEP} per transaction) and reading
- * progress. A bad entry (invalid JSON, a schema violation, an image that is not one) is skipped
+ * authors, series, tags, stories ({@link STORIES_PER_STEP} per transaction), reading
+ * progress and shelves (after the stories they hold; an archive without shelves has none). A bad entry (invalid JSON, a schema violation, an image that is not one) is skipped
  * and reported in `errors`; it never stops the others.
  */
 import type { Db, Tx } from '../db/open.js';
@@ -18,11 +18,12 @@ import { releaseImages } from '../images/image-changes.js';
 import { storedImagePaths } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { deriveStoryText } from '../html/story-text.js';
-import { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
+import { assembleWork, deriveChapter } from '../stories/chapter-text.js';
+import { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveShelf, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
 import type { TSchema } from '@sinclair/typebox';
 import { checkEntry } from './entry-check.js';
 import { ArchiveReader, DEFAULT_LIMITS, type ArchiveLimits, type IndexedEntry, type ListName } from './reader.js';
-import { restoreAuthor, restoreProgress, restoreSeries, restoreStory, restoreTag, type IdMap, type PreparedStory, type RowOutcome } from './restore-rows.js';
+import { restoreAuthor, restoreProgress, restoreSeries, restoreShelf, restoreStory, restoreTag, type IdMap, type PreparedStory, type RowOutcome } from './restore-rows.js';
 
 /** Stories per write transaction: ~200 × 30 KB of HTML derived before it opens, a few ms of lock. */
 export const STORIES_PER_STEP = 200;
@@ -31,7 +32,7 @@ const LINES_PER_STEP = 500;
 /** Images per step: each is streamed, checked and fsynced. */
 const IMAGES_PER_STEP = 50;
 
-const PHASES = ['images', 'authors', 'series', 'tags', 'stories', 'progress', 'done'] as const;
+const PHASES = ['images', 'authors', 'series', 'tags', 'stories', 'progress', 'shelves', 'done'] as const;
 export type RestorePhase = (typeof PHASES)[number];
 
 /** Where a restore stands: the job row's `state` (JSON). Counts and errors are the job's own. */
@@ -70,7 +71,13 @@ export interface RestoreDeps {
   images: ImageStore;
 }
 
-const LIST_OF: Partial<Record<RestorePhase, ListName>> = { authors: 'authors.jsonl', series: 'series.jsonl', tags: 'tags.jsonl', progress: 'progress.jsonl' };
+const LIST_OF: Partial<Record<RestorePhase, ListName>> = {
+  authors: 'authors.jsonl',
+  series: 'series.jsonl',
+  tags: 'tags.jsonl',
+  progress: 'progress.jsonl',
+  shelves: 'shelves.jsonl',
+};
 
 /** Thrown to roll a dry run back. */
 class DryRun extends Error {}
@@ -93,7 +100,7 @@ export class ArchiveRestore {
   /** Items the restore will go through (stories and images from the archive's index, the rest from its manifest). */
   get total(): number {
     const counts = this.reader.manifest.counts;
-    return this.reader.stories.length + this.reader.images.length + counts.authors + counts.series + counts.tags + counts.progress;
+    return this.reader.stories.length + this.reader.images.length + counts.authors + counts.series + counts.tags + counts.progress + (counts.shelves ?? 0);
   }
 
   close(): void {
@@ -155,7 +162,7 @@ export class ArchiveRestore {
     commit({ state: this.after(state, state.next + batch.length, this.reader.images.length), done, errors });
   }
 
-  /** Authors, series, tags or progress: up to {@link LINES_PER_STEP} lines in one transaction. */
+  /** Authors, series, tags, progress or shelves: up to {@link LINES_PER_STEP} lines in one transaction. */
   private async restoreLines(state: RestoreState, errors: RestoreError[], commit: RestoreCommit): Promise<void> {
     const listName = LIST_OF[state.phase] as ListName;
     const entry = this.reader.lists.get(listName);
@@ -189,6 +196,10 @@ export class ArchiveRestore {
     const next = reachedEnd ? Number.MAX_SAFE_INTEGER : lastLine + 1;
     await this.applyBatch(state, next, Number.MAX_SAFE_INTEGER, errors, commit, items, (tx, value): Effect => {
       if (listName === 'progress.jsonl') return restoreProgress(tx, value as ArchiveProgress) ? { notes: [] } : { notes: ['its story is not in the library'] };
+      if (listName === 'shelves.jsonl') {
+        const shelf = restoreShelf(tx, value as ArchiveShelf);
+        return { notes: shelf.notes, countsDone: shelf.restored };
+      }
       const outcome: RowOutcome =
         listName === 'authors.jsonl'
           ? restoreAuthor(tx, withImage(value as ArchiveAuthor, this.pendingAvatars))
@@ -217,7 +228,14 @@ export class ArchiveRestore {
       }
       // Sanitizing and deriving is the costly part: done here, before the transaction opens,
       // one story per turn of the event loop so that requests are served in between.
-      prepared.push({ story, text: deriveStoryText(story.contentHtml), coverPath: await this.presentImage(errors, entry.name, story.coverPath) });
+      // With chapters, they are the text and the whole work is assembled from them (not sanitized twice).
+      const chapters = story.chapters?.map(deriveChapter);
+      prepared.push({
+        story,
+        text: chapters === undefined ? deriveStoryText(story.contentHtml) : assembleWork(chapters),
+        coverPath: await this.presentImage(errors, entry.name, story.coverPath),
+        ...(chapters === undefined ? {} : { chapters }),
+      });
       await new Promise((resolve) => setImmediate(resolve));
     }
     const items = prepared.map((item) => ({ where: `stories/${item.story.id}.json`, value: item }));
@@ -336,6 +354,7 @@ const SCHEMA_OF: Record<ListName, TSchema> = {
   'series.jsonl': ArchiveSeries,
   'tags.jsonl': ArchiveTag,
   'progress.jsonl': ArchiveProgress,
+  'shelves.jsonl': ArchiveShelf,
 };
 
 /** The author with its avatar cleared when the store does not have it. */

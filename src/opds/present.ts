@@ -32,7 +32,7 @@ const REL_FACET = 'http://opds-spec.org/facet';
  */
 const NAMESPACES =
   'xmlns="http://www.w3.org/2005/Atom" xmlns:opds="http://opds-spec.org/2010/catalog" ' +
-  'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" xmlns:schema="http://schema.org/" xmlns:schemaorg="http://schema.org"';
+  'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" xmlns:dc="http://purl.org/dc/terms/" xmlns:schema="http://schema.org/" xmlns:schemaorg="http://schema.org"';
 
 /** Feed ids are stable names, never addresses: a path-form address would carry the token. */
 const idOf = (key: string) => `urn:storyshelf:opds:${key}`;
@@ -136,16 +136,18 @@ export function catalogRoot(links: OpdsLinks, updated: string): string {
     entry('authors', 'Authors', 'Authors A–Z', '/authors', { kind: 'navigation' }),
     entry('series', 'Series', 'Series A–Z, each in volume order', '/series', { kind: 'navigation' }),
     entry('tags', 'Tags', 'Tags, most used first', '/tags', { kind: 'navigation' }),
+    entry('shelves', 'Shelves', 'Your shelves A–Z, each in its own order', '/shelves', { kind: 'navigation' }),
+    entry('fandoms', 'By fandom', 'Fandoms, most stories first', '/fandoms', { kind: 'navigation' }),
   ];
   return navigationFeed(links, { key: 'catalog', title: 'Storyshelf', updated, path: '' }, items);
 }
 
-/** A paged list of authors, series or tags, each leading to the acquisition feed of its stories at `itemPath(id)`. */
+/** A paged list of authors, series, tags or shelves, each leading to the acquisition feed of its stories at `itemPath(id)`. */
 export function pagedNavigationFeed(links: OpdsLinks, feed: FeedHead, result: NavigationPage, itemPath: (id: string) => string): string {
   const items = result.items.map((item) => ({
     key: `urn:uuid:${item.id}`,
     title: item.name,
-    text: item.storyCount === 1 ? '1 story' : `${item.storyCount} stories`,
+    text: item.storyCount === null ? 'A saved search' : item.storyCount === 1 ? '1 story' : `${item.storyCount} stories`,
     path: itemPath(item.id),
     kind: 'acquisition' as const,
     updated: item.updated,
@@ -163,10 +165,18 @@ function imageType(relPath: string): string | undefined {
   return Object.values(FORMATS).find((format) => format.ext === ext)?.contentType;
 }
 
-/** The entry's text: the series line, then the summary. */
+const STATUS_TEXT = { complete: 'Complete', 'in-progress': 'In progress' } as const;
+
+/** The chapters and completion line: "12 chapters · In progress" (Atom has no element for either). */
+function workLine(story: OpdsStory): string {
+  const chapters = story.chapterCount === 1 ? '1 chapter' : `${story.chapterCount} chapters`;
+  return story.status === null ? chapters : `${chapters} · ${STATUS_TEXT[story.status]}`;
+}
+
+/** The entry's text: the chapters and status, the series line, then the summary. */
 function entryText(story: OpdsStory): string {
   const series = story.seriesName === null ? undefined : story.volume === null ? `Series: ${story.seriesName}` : `Series: ${story.seriesName}, volume ${story.volume}`;
-  return [series, story.summary ?? undefined].filter((part) => part !== undefined && part !== '').join('\n\n');
+  return [workLine(story), series, story.summary ?? undefined].filter((part) => part !== undefined && part !== '').join('\n\n');
 }
 
 /** A story's series where NYPL's and Readium's parsers look for it (see {@link NAMESPACES}). */
@@ -182,9 +192,11 @@ function seriesElements(links: OpdsLinks, seriesId: string, name: string, volume
 function storyEntry(links: OpdsLinks, story: OpdsStory): string {
   const lines = ['<entry>', `<id>urn:uuid:${escapeXml(story.id)}</id>`, `<title>${escapeXml(story.title)}</title>`, `<updated>${escapeXml(story.updatedAt)}</updated>`];
   lines.push(`<published>${escapeXml(story.createdAt)}</published>`);
-  if (story.authorName !== null && story.authorId !== null) {
-    lines.push(`<author><name>${escapeXml(story.authorName)}</name><uri>${escapeXml(links.feed(`/authors/${story.authorId}`))}</uri></author>`);
+  // One <author> each, in order: Atom allows several, and readers list them all.
+  for (const author of story.authors) {
+    lines.push(`<author><name>${escapeXml(author.name)}</name><uri>${escapeXml(links.feed(`/authors/${author.id}`))}</uri></author>`);
   }
+  if (story.language !== null) lines.push(`<dc:language>${escapeXml(story.language)}</dc:language>`);
   for (const tag of story.tags) lines.push(`<category term="${escapeXml(tag)}" label="${escapeXml(tag)}"/>`);
   if (story.seriesId !== null && story.seriesName !== null) lines.push(...seriesElements(links, story.seriesId, story.seriesName, story.volume));
   // Foliate and others show <summary> and never <content>; NYPL's parser reads <content> first.

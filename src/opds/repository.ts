@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/open.js';
 import { defineStatements } from '../db/statements.js';
-import { STORY_JSON_JOINS, STORY_TAG_NAMES_SQL } from '../stories/present.js';
+import { STORY_AUTHORS_SQL, STORY_JSON_JOINS, STORY_TAG_NAMES_SQL } from '../stories/present.js';
 
 /**
  * The longest summary an entry carries, in characters: a summary is free text of any length, and
@@ -28,6 +28,12 @@ export interface OpdsStory {
   tags: string[];
   createdAt: string;
   updatedAt: string;
+  /** Every author in order, the first being `authorId` (docs/decisions.md, "Chapters"). */
+  authors: { id: string; name: string }[];
+  chapterCount: number;
+  status: 'complete' | 'in-progress' | null;
+  /** BCP 47, or null when unknown (the entry then has no `dc:language`). */
+  language: string | null;
 }
 
 const entriesArray = defineStatements((db: Db) =>
@@ -45,7 +51,11 @@ const entriesArray = defineStatements((db: Db) =>
          'volume', s.volume,
          'tags', json(${STORY_TAG_NAMES_SQL}),
          'createdAt', s.created_at,
-         'updatedAt', s.updated_at
+         'updatedAt', s.updated_at,
+         'authors', ${STORY_AUTHORS_SQL},
+         'chapterCount', s.chapter_count,
+         'status', s.status,
+         'language', s.language
        )) ORDER BY wanted.key)
        FROM json_each(?) AS wanted JOIN stories s ON s.id = wanted.value ${STORY_JSON_JOINS}`,
     )

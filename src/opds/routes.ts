@@ -153,6 +153,40 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
+  app.get(
+    '/shelves',
+    { schema: { tags: OPDS, summary: 'Shelves (navigation)', querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const result = opds.shelves(app.db, request.query.page);
+      const updated = opds.newest(app.db, result.items.map((item) => item.updated));
+      const feed = pagedNavigationFeed(linksOf(request), { key: 'shelves', title: 'Shelves', updated, path: '/shelves' }, result, (id) => `/shelves/${id}`);
+      return sendXml(request, reply, feed, NAVIGATION_TYPE);
+    },
+  );
+
+  app.get(
+    '/shelves/:id',
+    { schema: { tags: OPDS, summary: "A shelf's stories in its order", params: OpdsIdParams, querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const result = await opds.shelfStories(app.db, app.searchEngine, id, request.query.page);
+      const head = { key: `shelves:${id}`, title: result.name, path: `/shelves/${id}`, up: { path: '/shelves', kind: 'navigation' as const } };
+      return acquisition(request, reply, head, result);
+    },
+  );
+
+  // Fandoms lead to the tag's own feed: a fandom is a tag of that kind (docs/decisions.md, "Tag kinds").
+  app.get(
+    '/fandoms',
+    { schema: { tags: OPDS, summary: 'Fandoms: tags of kind fandom, most stories first (navigation)', querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const result = opds.fandoms(app.db, request.query.page);
+      const updated = opds.newest(app.db, result.items.map((item) => item.updated));
+      const feed = pagedNavigationFeed(linksOf(request), { key: 'fandoms', title: 'By fandom', updated, path: '/fandoms' }, result, (id) => `/tags/${id}`);
+      return sendXml(request, reply, feed, NAVIGATION_TYPE);
+    },
+  );
+
   // The story's EPUB under the catalog, so a path-form feed's acquisition link keeps its form (./links.ts).
   app.get(
     '/stories/:id.epub',

@@ -6,7 +6,9 @@
 import type { Db } from '../db/open.js';
 import { getAuthor, listAuthors } from '../authors/service.js';
 import { listSeries } from '../series/service.js';
+import { listShelves, shelfStoryIdPage } from '../shelves/service.js';
 import { getTag, listTags } from '../tags/service.js';
+import type { TagKind } from '../schemas/tag.js';
 import { ratedStoryIdPage, seriesStoryIdList, storyIdPage } from '../stories/list-service.js';
 import { continueReadingIds } from '../stories/progress-service.js';
 import type { StoryFilter } from '../stories/page-queries.js';
@@ -31,11 +33,12 @@ export interface StoryPage {
   page: number;
 }
 
-/** A thing a navigation feed leads to (an author, a series, a tag). */
+/** A thing a navigation feed leads to (an author, a series, a tag, a shelf). */
 export interface NavigationItem {
   id: string;
   name: string;
-  storyCount: number;
+  /** Null for a smart shelf: its stories are counted only by running its search. */
+  storyCount: number | null;
   updated: string;
 }
 
@@ -132,9 +135,31 @@ export function series(db: Db, page: number): NavigationPage {
 
 /** Tags, most used first, only those some story has. */
 export function tags(db: Db, page: number): NavigationPage {
-  const result = listTags(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'storyCount' }, { withStories: true });
+  return tagsOfKind(db, page);
+}
+
+/** The "By fandom" feed: tags of kind `fandom`, most used first, only those some story has (docs/decisions.md, "OPDS catalog"). */
+export function fandoms(db: Db, page: number): NavigationPage {
+  return tagsOfKind(db, page, 'fandom');
+}
+
+function tagsOfKind(db: Db, page: number, kind?: TagKind): NavigationPage {
+  const result = listTags(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'storyCount' }, kind === undefined ? { withStories: true } : { withStories: true, kind });
   const items = result.content.map((tag) => ({ id: tag.id, name: tag.name, storyCount: tag.storyCount, updated: tag.updatedAt }));
   return { items, total: result.totalElements, page };
+}
+
+/** Shelves A–Z, manual and smart alike. */
+export function shelves(db: Db, page: number): NavigationPage {
+  const result = listShelves(db, { page, size: OPDS_PAGE_SIZE, sortBy: 'name' });
+  const items = result.content.map((shelf) => ({ id: shelf.id, name: shelf.name, storyCount: shelf.storyCount, updated: shelf.updatedAt }));
+  return { items, total: result.totalElements, page };
+}
+
+/** A shelf's stories in its order (a smart shelf's as its search finds them now), with its name; 404 when there is no such shelf. */
+export async function shelfStories(db: Db, engine: SearchEngine, shelfId: string, page: number): Promise<StoryPage & { name: string }> {
+  const { shelf, ids, total } = await shelfStoryIdPage(db, engine, shelfId, { page, size: OPDS_PAGE_SIZE });
+  return { stories: loadOpdsStories(db, ids), total, page, name: shelf.name };
 }
 
 /** The catalog root's `updated`: the newest change to any story. */

@@ -11,8 +11,10 @@ import { IMAGE_PATH_MAX } from './files.js';
 import { READING_POSITION_MAX } from './reading-progress.js';
 import { ReadingStatus } from './reading-status.js';
 import { SERIES_DESCRIPTION_MAX, SERIES_NAME_MAX } from './series.js';
-import { STORY_DESCRIPTION_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from './story.js';
-import { TAG_NAME_MAX } from './tag.js';
+import { SHELF_DESCRIPTION_MAX, SHELF_KINDS, SHELF_NAME_MAX, SHELF_STORIES_MAX, SmartShelfQuery } from './shelf.js';
+import { CHAPTERS_MAX, ChapterTitle } from './chapter.js';
+import { LanguageTag, STORY_AUTHORS_MAX, STORY_DESCRIPTION_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX, StoryStatus } from './story.js';
+import { TAG_NAME_MAX, TagKindSchema } from './tag.js';
 
 export const ARCHIVE_FORMAT = 'storyshelf-archive';
 /** Bumped when a reader of the old version would misread the new one (docs/export-format.md, "Versions"). */
@@ -27,6 +29,8 @@ export const ArchiveCounts = Type.Object({
   stories: Type.Integer({ minimum: 0 }),
   progress: Type.Integer({ minimum: 0 }),
   images: Type.Integer({ minimum: 0 }),
+  /** Absent from archives written before shelves. */
+  shelves: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type ArchiveCounts = Static<typeof ArchiveCounts>;
 
@@ -68,10 +72,27 @@ export type ArchiveSeries = Static<typeof ArchiveSeries>;
 export const ArchiveTag = Type.Object({
   id: Uuid,
   name: Type.String({ minLength: 1, maxLength: TAG_NAME_MAX }),
+  /** What the tag says at its source (docs/decisions.md, "Tag kinds"). Optional: older archives have none. */
+  kind: Type.Optional(Nullable(TagKindSchema)),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
 export type ArchiveTag = Static<typeof ArchiveTag>;
+
+/**
+ * One chapter of a story's `chapters`, in reading order; its plain text and word count are
+ * derived again on restore, like the story's. The source fields are what a refresh matches on.
+ */
+export const ArchiveChapter = Type.Object({
+  title: ChapterTitle,
+  contentHtml: Type.String(),
+  sourceUrl: Nullable(HttpUrl),
+  sourceKey: Nullable(Type.String({ maxLength: 255 })),
+  sourceGoneAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type ArchiveChapter = Static<typeof ArchiveChapter>;
 
 /** `stories/<id>.json`: every field a story keeps; the plain text and word count are derived again on restore. */
 export const ArchiveStory = Type.Object({
@@ -97,8 +118,36 @@ export const ArchiveStory = Type.Object({
   finishedAt: Type.Optional(Nullable(DateTime)),
   readCount: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   favourite: Type.Optional(Type.Boolean()),
+  /**
+   * The chapters (docs/decisions.md, "Chapters"). Optional: an archive written before chapters
+   * has only `contentHtml`, which restores as one untitled chapter. When present they are the
+   * text, and `contentHtml` (the whole work) is there for people reading the archive by hand.
+   */
+  chapters: Type.Optional(Type.Array(ArchiveChapter, { minItems: 1, maxItems: CHAPTERS_MAX })),
+  /** The authors after the first (`authorId`), in order. */
+  coauthorIds: Type.Optional(Type.Array(Uuid, { maxItems: STORY_AUTHORS_MAX - 1 })),
+  status: Type.Optional(Nullable(StoryStatus)),
+  publishedAt: Type.Optional(Nullable(DateTime)),
+  sourceUpdatedAt: Type.Optional(Nullable(DateTime)),
+  language: Type.Optional(Nullable(LanguageTag)),
+  chaptersAddedAt: Type.Optional(Nullable(DateTime)),
 });
 export type ArchiveStory = Static<typeof ArchiveStory>;
+
+/** One line of `shelves.jsonl`: a shelf, and a manual shelf's stories in its order. */
+export const ArchiveShelf = Type.Object({
+  id: Uuid,
+  name: Type.String({ minLength: 1, maxLength: SHELF_NAME_MAX }),
+  description: Nullable(Type.String({ maxLength: SHELF_DESCRIPTION_MAX })),
+  kind: Type.Union(SHELF_KINDS.map((kind) => Type.Literal(kind))),
+  /** A smart shelf's saved search; null for a manual shelf. */
+  query: Nullable(SmartShelfQuery),
+  /** A manual shelf's stories in its order; empty for a smart shelf. */
+  storyIds: Type.Array(Uuid, { maxItems: SHELF_STORIES_MAX }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type ArchiveShelf = Static<typeof ArchiveShelf>;
 
 /** One line of `progress.jsonl`: a `reading_progress` row. */
 export const ArchiveProgress = Type.Object({

@@ -5,7 +5,6 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery, Paged, sortedPageQuery, Uuid } from './common.js';
-import { ReadingStatus } from './reading-status.js';
 import { StorySearchQuery } from './search.js';
 
 export const SHELF_NAME_MAX = 255;
@@ -29,11 +28,7 @@ const ShelfKindSchema = Type.Union(SHELF_KINDS.map((kind) => Type.Literal(kind))
  */
 export const SmartShelfQuery = Type.Composite([
   Type.Object({ query: Type.Optional(Type.String({ maxLength: SHELF_QUERY_TEXT_MAX, description: 'Search text; absent, blank or "*" matches every story' })) }),
-  Type.Pick(StorySearchQuery, ['authors', 'tags', 'minRating', 'maxRating', 'sortBy', 'sortDir']),
-  Type.Object({
-    readingStatus: Type.Optional(ReadingStatus),
-    favourite: Type.Optional(Type.Boolean()),
-  }),
+  Type.Pick(StorySearchQuery, ['authors', 'tags', 'minRating', 'maxRating', 'readingStatus', 'favourite', 'sortBy', 'sortDir']),
 ]);
 export type SmartShelfQuery = Static<typeof SmartShelfQuery>;
 

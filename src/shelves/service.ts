@@ -50,7 +50,7 @@ function cleanShelfName(raw: string): string {
 /**
  * A saved search as stored: the search's own filter rules checked (a 400 naming `query.<field>`),
  * the name lists split and trimmed as the search reads them, `sortDir` lowercased, blank and
- * absent parts left out. `readingStatus` and `favourite` are kept as given.
+ * absent parts left out.
  */
 export function normalizedQuery(query: SmartShelfQuery): SmartShelfQuery {
   let lists: { authors?: string[]; tags?: string[] };
@@ -254,8 +254,7 @@ export interface ShelfIdPage {
 /**
  * One page of the shelf's story ids: a manual shelf's in its order, a smart shelf's as its saved
  * search finds them now, through the search service with the saved filters and sort (relevance,
- * best first, when it names none). `readingStatus` and `favourite` are stored but filter nothing
- * until the search has those filters (docs/decisions.md, "Shelves"). 404 when there is no shelf.
+ * best first, when it names none). 404 when there is no shelf.
  */
 export async function shelfStoryIdPage(db: Db, engine: SearchEngine, id: string, request: PageRequest): Promise<ShelfIdPage> {
   const row = loadShelf(db, id);
@@ -273,6 +272,8 @@ export async function shelfStoryIdPage(db: Db, engine: SearchEngine, id: string,
       tags,
       minRating: saved.minRating,
       maxRating: saved.maxRating,
+      readingStatus: saved.readingStatus,
+      favourite: saved.favourite,
       sortBy: saved.sortBy,
       sortDir: sortDirection(saved.sortDir, 'desc'),
     }),

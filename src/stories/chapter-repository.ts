@@ -97,6 +97,23 @@ export function markChapterGone(tx: Tx, storyId: string, position: number, now: 
   goneRow(tx).run(now, storyId, position);
 }
 
+const stampRow = defineStatements((tx: Tx) =>
+  sqliteClient(tx).prepare(
+    `UPDATE story_chapters SET created_at = @createdAt, updated_at = @updatedAt, source_gone_at = @sourceGoneAt
+     WHERE story_id = @storyId AND position = @position`,
+  ),
+);
+
+/** Gives a chapter the times it had elsewhere (a restored archive keeps its dates, docs/decisions.md "Library archive"). */
+export function stampChapter(
+  tx: Tx,
+  storyId: string,
+  position: number,
+  stamps: { createdAt: string; updatedAt: string; sourceGoneAt: string | null },
+): void {
+  stampRow(tx).run({ storyId, position, ...stamps });
+}
+
 const deleteAll = defineStatements((tx: Tx) => sqliteClient(tx).prepare('DELETE FROM story_chapters WHERE story_id = ?'));
 
 export function deleteChapters(tx: Tx, storyId: string): void {

@@ -70,11 +70,16 @@ export function applyReading(tx: Tx, id: string, progress: number, now: string):
   return true;
 }
 
-/** `PUT /api/stories/{id}/reading-status`: the story as `StoryDto` JSON afterwards; 404 when there is none. */
-export function setReadingStatus(db: Db, id: string, status: ReadingStatus | null): JsonBytes {
+/** Sets the status of story `id` in its own transaction (the story page's form); 404 when there is none. */
+export function changeReadingStatus(db: Db, id: string, status: ReadingStatus | null): void {
   writeTransaction(db, (tx) => {
     if (!applyReadingStatus(tx, id, status)) throw storyNotFound(id);
   });
+}
+
+/** `PUT /api/stories/{id}/reading-status`: the story as `StoryDto` JSON afterwards; 404 when there is none. */
+export function setReadingStatus(db: Db, id: string, status: ReadingStatus | null): JsonBytes {
+  changeReadingStatus(db, id, status);
   return getStory(db, id);
 }
 
@@ -86,10 +91,22 @@ export function applyFavourite(tx: Tx, id: string, favourite: boolean): boolean 
   return true;
 }
 
-/** `PUT /api/stories/{id}/favourite`: the story as `StoryDto` JSON afterwards; 404 when there is none. */
-export function setFavourite(db: Db, id: string, favourite: boolean): JsonBytes {
+/** Marks story `id` a favourite or not in its own transaction (the story page's form); 404 when there is none. */
+export function changeFavourite(db: Db, id: string, favourite: boolean): void {
   writeTransaction(db, (tx) => {
     if (!applyFavourite(tx, id, favourite)) throw storyNotFound(id);
   });
+}
+
+/** `PUT /api/stories/{id}/favourite`: the story as `StoryDto` JSON afterwards; 404 when there is none. */
+export function setFavourite(db: Db, id: string, favourite: boolean): JsonBytes {
+  changeFavourite(db, id, favourite);
   return getStory(db, id);
+}
+
+/** The reader's state of story `id`, for the pages; 404 when there is none. */
+export function getReadingState(db: Db, id: string): ReadingState {
+  const state = findReadingState(db, id);
+  if (state === undefined) throw storyNotFound(id);
+  return state;
 }

@@ -75,14 +75,16 @@ export function deleteTag(db: DbOrTx, id: string): boolean {
   return db.delete(tags).where(eq(tags.id, id)).run().changes > 0;
 }
 
-export type TagListFilter = NamedListFilter;
+/** `kind`: only tags of that kind (the OPDS "By fandom" feed, docs/decisions.md "Tag kinds"). */
+export type TagListFilter = NamedListFilter & { kind?: TagKind };
 
 /** The statements of one shape of tag page (sort, direction, name filter), prepared once per connection. */
 const tagPageShapes = defineStatementShapes();
 
 function tagPageStatements(db: DbOrTx, sortBy: TagSortKey, direction: SortDirection, filter: TagListFilter) {
-  return tagPageShapes(db, `${sortBy}:${direction}:${namedListShape(filter)}`, () => {
-    const where = namedListWhere(tags, filter);
+  // Seven kinds at most: each is a shape of its own, its value part of the statement.
+  return tagPageShapes(db, `${sortBy}:${direction}:${namedListShape(filter)}:${filter.kind ?? ''}`, () => {
+    const where = filter.kind === undefined ? namedListWhere(tags, filter) : and(namedListWhere(tags, filter), eq(tags.kind, filter.kind));
     return {
       rows: db
         .select()

@@ -4,7 +4,7 @@ import { writeTransaction } from '../db/transaction.js';
 import { Conflict, invalidField, NotFound } from '../errors.js';
 import { nameKey, storedTagName } from '../lib/names.js';
 import { pageWindow, sortDirection, toPage, type PageOf } from '../lib/pagination.js';
-import type { TagDto, TagSearchQuery, TagListQuery } from '../schemas/tag.js';
+import type { TagDto, TagKind, TagSearchQuery, TagListQuery } from '../schemas/tag.js';
 import { presentTag } from './present.js';
 import * as repo from './repository.js';
 
@@ -29,8 +29,11 @@ export function getTag(db: Db, id: string): TagDto {
   return presentTag(row);
 }
 
-/** GET /api/tags and /api/tags/search; `only.withStories` leaves out unused tags (the OPDS catalog). */
-export function listTags(db: Db, query: TagListQuery | TagSearchQuery, only: { withStories?: boolean } = {}): PageOf<TagDto> {
+/**
+ * GET /api/tags and /api/tags/search; `only.withStories` leaves out unused tags and `only.kind`
+ * the tags of other kinds (the OPDS catalog).
+ */
+export function listTags(db: Db, query: TagListQuery | TagSearchQuery, only: { withStories?: boolean; kind?: TagKind } = {}): PageOf<TagDto> {
   const sortBy = query.sortBy ?? 'name';
   const direction = sortDirection(query.sortDir, sortBy === 'name' ? 'asc' : 'desc');
   const filter = { ...only, ...('query' in query ? { nameContains: nameKey(query.query) } : {}) };

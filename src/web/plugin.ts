@@ -16,6 +16,7 @@ import { homeRoutes } from './home/routes.js';
 import { searchPageRoutes } from './search/routes.js';
 import { libraryRoutes } from './library/routes.js';
 import { editRoutes } from './edit/routes.js';
+import { shelfPageRoutes } from './shelves/routes.js';
 import { manageTagsRoutes } from './manage-tags/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { storyRoutes } from './stories/routes.js';
@@ -91,6 +92,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(libraryRoutes);
   await app.register(editRoutes);
   await app.register(manageTagsRoutes);
+  await app.register(shelfPageRoutes);
   await app.register(settingsRoutes);
   await app.register(storyRoutes);
   await app.register(importPageRoutes);

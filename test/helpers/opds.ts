@@ -25,6 +25,8 @@ export interface ParsedEntry {
   updated: string;
   content: string | undefined;
   authors: { name: string; uri: string | undefined }[];
+  /** `dc:language`, when the entry has one. */
+  language: string | undefined;
   categories: Attributes[];
   links: Attributes[];
 }
@@ -54,6 +56,7 @@ function entryOf(node: Element): ParsedEntry {
     updated: text(node, 'updated') ?? '',
     content: text(node, 'content'),
     authors: children(node, 'author').map((author) => ({ name: text(author, 'name') ?? '', uri: text(author, 'uri') })),
+    language: text(node, 'dc:language'),
     categories: children(node, 'category').map((category) => ({ ...category.attribs })),
     links: children(node, 'link').map((link) => ({ ...link.attribs })),
   };

@@ -84,7 +84,7 @@ t.test('export, restore into an empty library, export again: the same entries; s
   const first = await readArchive(res.rawPayload);
   const manifest = first.get('manifest.json') as ArchiveManifest;
   assertMatches(t, ArchiveManifest, manifest);
-  t.same(manifest.counts, { authors: 1, series: 1, tags: 3, stories: 3, progress: 1, images: 3 });
+  t.same(manifest.counts, { authors: 1, series: 1, tags: 3, stories: 3, progress: 1, images: 3, shelves: 0 });
   t.equal(manifest.version, 1);
   const story = first.get(`stories/${storyIds[0]}.json`) as ArchiveStory;
   assertMatches(t, ArchiveStory, story);

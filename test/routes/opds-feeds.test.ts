@@ -43,6 +43,8 @@ t.test('the root is a navigation feed of every list, with search', async (t) => 
       ['Authors', '/opds/authors', NAV],
       ['Series', '/opds/series', NAV],
       ['Tags', '/opds/tags', NAV],
+      ['Shelves', '/opds/shelves', NAV],
+      ['By fandom', '/opds/fandoms', NAV],
     ],
   );
   t.equal(root.updated, '1970-01-01T00:00:00.000Z', 'an empty library is as old as the epoch');
@@ -71,7 +73,8 @@ t.test('an entry names the story, its author, tags, summary, EPUB, cover and web
     ['friendship', 'travel'],
     'one category per tag, by name',
   );
-  t.equal(entry.content, 'Series: Walks, volume 2\n\nTwo friends walk.');
+  t.equal(entry.content, '1 chapter\n\nSeries: Walks, volume 2\n\nTwo friends walk.');
+  t.equal(entry.language, undefined, 'no language given, none claimed');
   t.same(
     entry.links.map((link) => [link.rel, link.type, link.href]),
     [
@@ -329,4 +332,41 @@ t.test('top rated pages through the rated stories only, in the rating order of t
     'the order of the API rating sort, unrated left out',
   );
   t.equal((await feed(t, ctx, '/opds/top-rated?page=2', 'acquisition')).entries.length, 0);
+});
+
+t.test('an entry gives every author, its chapters, status and language; "By fandom" leads to the fandoms\' stories', async (t) => {
+  const ctx = await buildTestApp(t);
+  const story = await createStory(ctx, {
+    title: 'Harbour lights',
+    authorNames: ['Ada Shore', 'Ben Quay'],
+    tagNames: ['Sea Tales', 'gulls'],
+    status: 'in-progress',
+    language: 'pt-BR',
+    chapters: [
+      { title: 'One', contentHtml: '<p>First.</p>' },
+      { title: 'Two', contentHtml: '<p>Second.</p>' },
+    ],
+  });
+  const other = await createStory(ctx, { title: 'Inland', tagNames: ['gulls'] });
+  // Kinds come from importers only: the probe gives the rows theirs.
+  ctx.app.db.$client.prepare("UPDATE tags SET kind = 'fandom' WHERE name = 'sea tales'").run();
+  ctx.app.db.$client.prepare("UPDATE tags SET kind = 'freeform' WHERE name = 'gulls'").run();
+
+  const all = await feed(t, ctx, '/opds/stories', 'acquisition');
+  const entry = all.entries.find((candidate) => candidate.id === `urn:uuid:${story.id}`)!;
+  const ids = (story.authors as { id: string }[]).map((author) => author.id);
+  t.same(entry.authors, [
+    { name: 'Ada Shore', uri: `/opds/authors/${ids[0]}` },
+    { name: 'Ben Quay', uri: `/opds/authors/${ids[1]}` },
+  ], 'one <author> each, in order');
+  t.equal(entry.content, '2 chapters · In progress');
+  t.equal(entry.language, 'pt-BR');
+  t.equal(all.entries.find((candidate) => candidate.id === `urn:uuid:${other.id}`)?.language, undefined);
+
+  const fandoms = await feed(t, ctx, '/opds/fandoms', 'navigation');
+  t.equal(fandoms.title, 'By fandom');
+  t.equal(linkHref(fandoms.links, 'up', NAV), '/opds');
+  t.same(fandoms.entries.map((item) => [item.title, item.content]), [['sea tales', '1 story']], 'only tags of kind fandom');
+  const fandomFeed = await feed(t, ctx, fandoms.entries[0]!.links[0]!.href!, 'acquisition');
+  t.same(fandomFeed.entries.map((item) => item.id), [`urn:uuid:${story.id}`]);
 });

@@ -25,8 +25,10 @@ t.test('every feed kind is well-formed, valid Atom, and shows hostile text as te
   const story = await createStory(ctx, {
     title: `Title ${HOSTILE}`,
     summary: `Summary ${HOSTILE}\ttab\nline`,
-    authorName: `Author ${HOSTILE}`,
+    authorNames: [`Author ${HOSTILE}`, 'Co Writer'],
     seriesName: `Series ${HOSTILE}`,
+    status: 'in-progress',
+    language: 'pt-BR',
     volume: 1,
     tagNames: [`tag ${HOSTILE}`],
     rating: 4,
@@ -38,6 +40,8 @@ t.test('every feed kind is well-formed, valid Atom, and shows hostile text as te
   // The hostile story in the reader's lists too: reading (opened above) and a favourite.
   t.equal((await ctx.put(`/api/stories/${story.id}/favourite`, { favourite: true })).statusCode, 200);
   const tagId = ((await ctx.get('/api/tags')).json() as { content: { id: string; name: string }[] }).content.find((tag) => tag.name.startsWith('tag '))!.id;
+  // The tag as a fandom too, for the "By fandom" feed (kinds come from importers only).
+  ctx.app.db.$client.prepare("UPDATE tags SET kind = 'fandom' WHERE id = ?").run(tagId);
   const secret = await makeDeviceToken(ctx, ['read']);
 
   const paths = [
@@ -58,6 +62,7 @@ t.test('every feed kind is well-formed, valid Atom, and shows hostile text as te
     `/series/${story.seriesId as string}`,
     '/tags',
     `/tags/${tagId}`,
+    '/fandoms',
   ];
   const documents: { name: string; xml: string; atom: boolean }[] = [];
   for (const [form, base] of [
@@ -75,12 +80,13 @@ t.test('every feed kind is well-formed, valid Atom, and shows hostile text as te
   const all = parseFeed(documents.find((document) => document.name === 'header/stories')!.xml);
   const entry = all.entries.find((candidate) => candidate.id === `urn:uuid:${story.id}`)!;
   t.equal(entry.title, `Title ${SHOWN}`, 'the title reads back as written, less the forbidden characters');
-  t.equal(entry.authors[0]?.name, `Author ${SHOWN}`);
+  t.same(entry.authors.map((author) => author.name), [`Author ${SHOWN}`, 'Co Writer']);
+  t.equal(entry.language, 'pt-BR');
   t.same(
     entry.categories.map((category) => [category.term, category.label]),
     [[`tag ${SHOWN}`.toLowerCase(), `tag ${SHOWN}`.toLowerCase()]],
   );
-  t.equal(entry.content, `Series: Series ${SHOWN}, volume 1\n\nSummary ${SHOWN}\ttab\nline`);
+  t.equal(entry.content, `1 chapter · In progress\n\nSeries: Series ${SHOWN}, volume 1\n\nSummary ${SHOWN}\ttab\nline`);
   const raw = documents.find((document) => document.name === 'header/stories')!.xml;
   t.notOk(raw.includes('<b>'), 'no markup from the data reaches the document');
   t.notOk(/[\u0001-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(raw), 'no forbidden character reaches the document');

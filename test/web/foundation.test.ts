@@ -141,10 +141,10 @@ t.test('the theme form sets the cookie and returns to a same-site page', async (
 t.test('the layout: navigation, search, the current page, htmx config', async (t) => {
   const ctx = await buildWebTestApp(t);
   const page = parseHtml((await ctx.page('/')).body);
-  t.same(page.texts('nav[aria-label="Primary"] a'), ['Home', 'Library', 'Search', 'Tags', 'Settings', 'Add story']);
+  t.same(page.texts('nav[aria-label="Primary"] a'), ['Home', 'Library', 'Search', 'Tags', 'Shelves', 'Settings', 'Add story']);
   t.same(
     page.all('nav[aria-label="Primary"] a').map((a) => a.attribs.href),
-    ['/', '/library', '/search', '/tags', '/settings', '/stories/new'],
+    ['/', '/library', '/search', '/tags', '/shelves', '/settings', '/stories/new'],
   );
   t.equal(page.attr('nav a[aria-current="page"]', 'href'), '/');
   t.equal(page.attr('form[role="search"]', 'action'), '/search');

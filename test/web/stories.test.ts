@@ -73,7 +73,7 @@ t.test('the empty story page: no author, series, tags, cover or text', async (t)
   t.match(html.text('.story-page__byline'), 'No author');
   t.match(html.text('.story-page__main'), 'No text yet');
   t.equal(html.all('button[name="clear"]').length, 0, 'nothing to clear');
-  t.equal(html.all('input[type="radio"][checked]').length, 0);
+  t.equal(html.all('form#rating input[type="radio"][checked]').length, 0, 'not rated');
 });
 
 t.test('a stored non-http source URL is text, never a link', async (t) => {

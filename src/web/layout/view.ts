@@ -46,6 +46,7 @@ const NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/library', label: 'Library' },
   { href: '/search', label: 'Search' },
   { href: '/tags', label: 'Tags' },
+  { href: '/shelves', label: 'Shelves' },
   { href: '/settings', label: 'Settings' },
   { href: '/stories/new', label: 'Add story' },
 ];

@@ -6,7 +6,10 @@ import { IdParams, PageQuery, Rating, Uuid, sortedPageQuery } from '../../schema
 import { STORY_SORT_KEYS } from '../../schemas/story.js';
 import { countStories } from '../../stories/page-queries.js';
 import { resolveStoryFilter, seriesStoryCards, storyCardPage, tagStoryCardPage } from '../../stories/list-service.js';
+import { READING_STATUSES } from '../../schemas/reading-status.js';
+import { manualShelfChoices } from '../../shelves/service.js';
 import { render, template } from '../render.js';
+import { bulkEditRoutes } from './bulk-routes.js';
 import { authorView, libraryView, seriesView, tagView, type AuthorView, type LibraryView, type SeriesView, type TagView } from './view.js';
 
 const LIBRARY = template<LibraryView>('library/library');
@@ -21,6 +24,7 @@ const LibraryQuery = sortedPageQuery(STORY_SORT_KEYS, {
   series: Type.Optional(Uuid),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   minRating: Type.Optional(Rating),
+  select: Type.Optional(Type.Literal('1')),
 });
 
 /**
@@ -28,6 +32,7 @@ const LibraryQuery = sortedPageQuery(STORY_SORT_KEYS, {
  * `/series/{id}`, `/tags/{name}`. Each calls the story list services the API calls, as cards.
  */
 export const libraryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(bulkEditRoutes);
   // A GET form sends the fields left blank as `name=`: they mean "no filter", not a bad value.
   app.addHook('preValidation', async (request) => {
     const query = request.query as Record<string, unknown>;
@@ -39,7 +44,8 @@ export const libraryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const resolved = resolveStoryFilter(app.db, query);
     const { cards, total } = storyCardPage(app.db, resolved.filter, query);
     const emptyLibrary = total === 0 && countStories(app.db, { kind: 'all' }) === 0;
-    return render(reply, LIBRARY, libraryView(query, cards, total, resolved, emptyLibrary));
+    const bulk = query.select === '1' ? { shelves: manualShelfChoices(app.db), ratings: ['1', '2', '3', '4', '5'], readingStatuses: [...READING_STATUSES] } : undefined;
+    return render(reply, LIBRARY, libraryView(query, cards, total, resolved, emptyLibrary, bulk));
   });
 
   app.get('/authors/:id', { schema: { params: IdParams, querystring: PageQuery } }, async (request, reply) => {

@@ -22,6 +22,8 @@ export interface Cover {
 }
 
 export interface CardView {
+  /** The story's id (the select mode's checkbox value). */
+  id: string;
   href: string;
   title: string;
   author: Link | undefined;
@@ -46,6 +48,7 @@ const NUMBER = new Intl.NumberFormat('en');
 export function cardView(card: StoryCard, progress?: number): CardView {
   const volume = card.volume === null ? '' : ` #${card.volume}`;
   return {
+    id: card.id,
     href: `/stories/${card.id}`,
     title: card.title,
     author: card.authorId === null ? undefined : { href: `/authors/${card.authorId}`, text: card.authorName ?? '' },
@@ -121,6 +124,17 @@ export interface LibraryQuery {
   series?: string;
   tag?: string;
   minRating?: number;
+  /** `1`: the select mode, checkboxes on the cards and the bulk edit's form. */
+  select?: '1';
+}
+
+/** The select mode's form (docs/decisions.md, "Bulk edit"): where it posts, where it comes back, the shelves it offers. */
+export interface BulkFormView {
+  /** This page's URL, to come back to after the change. */
+  back: string;
+  shelves: Array<{ id: string; name: string }>;
+  ratings: string[];
+  readingStatuses: string[];
 }
 
 export interface Option {
@@ -147,6 +161,10 @@ export interface LibraryView extends PageModel {
   filtered: boolean;
   /** Whether the library has no story at all. */
   emptyLibrary: boolean;
+  /** The select mode's form, when it is on. */
+  bulk: BulkFormView | undefined;
+  /** The same page with the select mode switched over. */
+  selectHref: string;
 }
 
 export function libraryView(
@@ -155,6 +173,7 @@ export function libraryView(
   total: number,
   names: { authorName?: string; seriesName?: string },
   emptyLibrary: boolean,
+  bulk?: Omit<BulkFormView, 'back'>,
 ): LibraryView {
   const sortBy = query.sortBy ?? 'createdAt';
   const sortDir = (query.sortDir ?? 'desc').toLowerCase() === 'asc' ? 'asc' : 'desc';
@@ -168,6 +187,7 @@ export function libraryView(
     series: query.series,
     minRating: query.minRating,
     size: query.size === 20 ? undefined : query.size,
+    select: query.select,
   };
   const chips: LibraryView['chips'] = [];
   if (query.author !== undefined) chips.push({ label: `Author: ${names.authorName ?? ''}`, name: 'author', value: query.author, removeHref: urlWith('/library', { ...kept, author: undefined }) });
@@ -192,6 +212,8 @@ export function libraryView(
     pager: pagerView(query.page, query.size, total, (page) => urlWith('/library', { ...kept, page: page || undefined })),
     filtered: query.author !== undefined || query.series !== undefined || query.tag !== undefined || query.minRating !== undefined,
     emptyLibrary,
+    bulk: query.select === '1' && bulk !== undefined ? { ...bulk, back: urlWith('/library', { ...kept, page: query.page || undefined }) } : undefined,
+    selectHref: urlWith('/library', { ...kept, page: query.page || undefined, select: query.select === '1' ? undefined : '1' }),
   };
 }
 

@@ -5,6 +5,8 @@ import type { StoryDto } from '../../schemas/story.js';
 import { volumeNeighbours } from '../../series/repository.js';
 import { changeStory, deleteStory, getStoryDto, rateStory } from '../../stories/service.js';
 import { getProgress } from '../../stories/progress-service.js';
+import { changeFavourite, changeReadingStatus, getReadingState } from '../../stories/reading-status.js';
+import { READING_STATUSES } from '../../schemas/reading-status.js';
 import type { Db } from '../../db/open.js';
 import { formFields } from '../form.js';
 import { safeNext } from '../login/next.js';
@@ -12,7 +14,7 @@ import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
 import { storyHref } from '../layout/links.js';
 import { sendStory } from '../../send/service.js';
-import { deleteView, readerView, sendFormView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
+import { deleteView, readerStateView, readerView, sendFormView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
 
 const STORY = template<StoryPageView>('stories/story');
 const READER = template<ReaderView>('stories/reader');
@@ -30,16 +32,38 @@ function neighboursOf(db: Db, story: StoryDto): Neighbours {
 const params = { schema: { params: IdParams, hide: true } };
 
 /**
- * The story page, its rating and delete forms, and the reader (docs/decisions.md, "Story page and
+ * The story page, its rating, reading-status, favourite and delete forms, and the reader (docs/decisions.md, "Story page and
  * reader"). Every action is a plain form that redirects (303), so all of it works without
  * JavaScript; the handlers call the API's own services.
  */
 export const storyRoutes: FastifyPluginAsync = async (app) => {
-  app.get<{ Params: IdParams; Querystring: { rated?: string; sent?: string } }>('/stories/:id', params, async (request, reply) => {
+  app.get<{ Params: IdParams; Querystring: { rated?: string; sent?: string; status?: string; favourite?: string } }>('/stories/:id', params, async (request, reply) => {
+    const { query } = request;
     const story = getStoryDto(app.db, request.params.id);
-    const notice = request.query.rated === undefined ? '' : 'Rating saved.';
-    const send = sendFormView(story.id, app.config.mail, request.query.sent !== undefined);
-    return render(reply, STORY, { ...storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice), send });
+    const notice = query.rated === undefined ? '' : 'Rating saved.';
+    const send = sendFormView(story.id, app.config.mail, query.sent !== undefined);
+    const saved = { status: query.status !== undefined, favourite: query.favourite !== undefined };
+    const reader = readerStateView(story.id, getReadingState(app.db, story.id), saved);
+    return render(reply, STORY, { ...storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice, reader), send });
+  });
+
+  // status=<a status> sets it, status= (empty) clears it: the API's `PUT /api/stories/{id}/reading-status`.
+  app.post<{ Params: IdParams }>('/stories/:id/reading-status', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const { id } = request.params;
+    const raw = formFields(request.body).first('status') ?? '';
+    const status = READING_STATUSES.find((value) => value === raw);
+    if (raw !== '' && status === undefined) throw new BadRequest('Choose a reading status', { status: `must be one of ${READING_STATUSES.join(', ')}, or empty` });
+    changeReadingStatus(app.db, id, status ?? null);
+    return reply.redirect(`${storyHref(id)}?status=1#reading-status`, 303);
+  });
+
+  // favourite=1 marks it, favourite=0 unmarks it: the API's `PUT /api/stories/{id}/favourite`.
+  app.post<{ Params: IdParams }>('/stories/:id/favourite', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const { id } = request.params;
+    const raw = formFields(request.body).first('favourite');
+    if (raw !== '1' && raw !== '0') throw new BadRequest('Mark the story a favourite or not', { favourite: 'must be 1 or 0' });
+    changeFavourite(app.db, id, raw === '1');
+    return reply.redirect(`${storyHref(id)}?favourite=1#favourite`, 303);
   });
 
   // The API's send (`POST /api/stories/{id}/send`): the same checks and answers, then 303 back.

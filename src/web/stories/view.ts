@@ -10,6 +10,8 @@ import { thumbnailUrl } from '../../images/thumbnails.js';
 import type { PageModel } from '../render.js';
 import { outsideLink, OUTSIDE_REL, storyHref, tagHref, type OutsideLink } from '../layout/links.js';
 import { choiceLabel, READER_CHOICES, type ReaderSetting, type ReaderSettings } from './settings.js';
+import { READING_STATUS_CHOICES } from '../reading-status.js';
+import type { ReadingState } from '../../stories/repository.js';
 
 /** Words per minute for the reading time: a common adult silent-reading average. */
 export const WORDS_PER_MINUTE = 238;
@@ -55,6 +57,40 @@ export interface StoryPageView extends PageModel {
   notice: string;
   /** The "Send to e-reader" form, when mail is configured (docs/decisions.md, "Send to an e-reader"). */
   send: SendFormView | undefined;
+  /** The reading-status and favourite forms (docs/decisions.md, "Reading status"). */
+  reader: ReaderStateView;
+}
+
+export interface ReaderStateView {
+  statusAction: string;
+  /** No status first, then each status; the stored one checked. */
+  statuses: { value: string; label: string; checked: boolean }[];
+  /** "Finished twice, last on 27 November 2026.", or '' when never finished. */
+  history: string;
+  /** The status form's message after a save ('' otherwise). */
+  statusNotice: string;
+  favouriteAction: string;
+  favourite: boolean;
+  /** The favourite form's message after a change ('' otherwise). */
+  favouriteNotice: string;
+}
+
+const TIMES = ['never', 'once', 'twice'];
+
+/** The story page's reading-status and favourite forms, with the notice of what was just saved. */
+export function readerStateView(storyId: string, state: ReadingState, saved: { status: boolean; favourite: boolean }): ReaderStateView {
+  const href = storyHref(storyId);
+  const choices = [{ value: '', label: 'No status' }, ...READING_STATUS_CHOICES];
+  const finished = state.finishedAt === null ? '' : new Date(state.finishedAt).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  return {
+    statusAction: `${href}/reading-status`,
+    statuses: choices.map(({ value, label }) => ({ value, label, checked: (state.readingStatus ?? '') === value })),
+    history: state.readCount === 0 || finished === '' ? '' : `Finished ${TIMES[state.readCount] ?? `${state.readCount} times`}, last on ${finished}.`,
+    statusNotice: saved.status ? 'Status saved.' : '',
+    favouriteAction: `${href}/favourite`,
+    favourite: state.favourite,
+    favouriteNotice: saved.favourite ? (state.favourite ? 'Added to your favourites.' : 'Removed from your favourites.') : '',
+  };
 }
 
 export interface SendFormView {
@@ -134,7 +170,13 @@ function authorLink(story: StoryDto): LinkView | undefined {
   return story.authorId === null ? undefined : { href: `/authors/${encodeURIComponent(story.authorId)}`, text: story.authorName ?? '' };
 }
 
-export function storyPageView(story: StoryDto, progress: ReadingProgressDto | undefined, neighbours: Neighbours = NO_NEIGHBOURS, notice = ''): StoryPageView {
+export function storyPageView(
+  story: StoryDto,
+  progress: ReadingProgressDto | undefined,
+  neighbours: Neighbours = NO_NEIGHBOURS,
+  notice: string,
+  reader: ReaderStateView,
+): StoryPageView {
   const href = storyHref(story.id);
   return {
     title: story.title,
@@ -167,6 +209,7 @@ export function storyPageView(story: StoryDto, progress: ReadingProgressDto | un
     ratingAction: `${href}/rating`,
     send: undefined,
     notice,
+    reader,
   };
 }
 
