@@ -103,6 +103,13 @@ t.test("the library's select mode changes the chosen stories through the bulk ed
   t.match((await ctx.get(`/api/stories/${c.id}`)).json(), { rating: null, tags: [] }, 'an unchosen story is untouched');
   t.equal((await ctx.get(`/api/shelves/${shelfId}`)).json().storyCount, 2);
 
+  const shelfPage = parseHtml((await ctx.page(`/shelves/${shelfId}`)).body);
+  t.equal(shelfPage.all('#shelf-take-off option').length, 2, "a manual shelf's page offers its stories to take off");
+  const takenOff = await ctx.form(`/shelves/${shelfId}/remove`, { storyId: a.id, back: `/shelves/${shelfId}` });
+  t.same([takenOff.statusCode, takenOff.headers.location], [303, `/shelves/${shelfId}`]);
+  t.equal((await ctx.get(`/api/shelves/${shelfId}`)).json().storyCount, 1);
+  t.equal((await ctx.form(`/shelves/${shelfId}/remove`, { storyId: 'nope' })).statusCode, 400);
+
   const none = await post(ctx, '/stories/bulk', [['back', back], ['addTag', 'x'], ['action', 'apply']]);
   t.equal(none.statusCode, 400);
   t.match(parseHtml(none.body).text('.error-summary'), /ids/, 'a refusal names the problem');

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParams } from '../../schemas/common.js';
-import { createShelf, deleteShelf, getShelf, listShelves, shelfStoryIdPage, updateShelf } from '../../shelves/service.js';
+import { IdParams, Uuid } from '../../schemas/common.js';
+import { BadRequest } from '../../errors.js';
+import { createShelf, deleteShelf, getShelf, listShelves, removeShelfStory, shelfStoryIdPage, updateShelf } from '../../shelves/service.js';
 import { storyCards } from '../../stories/list-service.js';
+import { checkBody } from '../../validation.js';
 import { formFields, formRefusal } from '../form.js';
+import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { EMPTY_SHELF_FORM, postedShelfForm, shelfBodyOf, shelfFormValues } from './form.js';
 import { shelfDeleteView, shelfEditView, shelfView, shelvesView, type ShelfDeleteView, type ShelfEditView, type ShelfView, type ShelvesView } from './view.js';
@@ -16,6 +19,9 @@ const DELETE = template<ShelfDeleteView>('shelves/delete');
 const LIST_SIZE = 100;
 const PAGE_SIZE = 20;
 const FORM_LIMIT = 16 * 1024;
+
+/** The take-off form's field, checked as the API's path parameter is. */
+const TakeOffFields = Type.Object({ storyId: Uuid });
 
 const ShelfPageQuery = Type.Object({ page: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }) });
 
@@ -69,6 +75,16 @@ export const shelfPageRoutes: FastifyPluginAsync = async (app) => {
       return render(reply, EDIT, shelfEditView(shelf, values, refusal.details), refusal.status);
     }
     return reply.redirect(`/shelves/${shelf.id}`, 303);
+  });
+
+  app.post<{ Params: IdParams }>('/shelves/:id/remove', { schema: { params: IdParams }, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const form = formFields(request.body);
+    const back = safeNext(form.first('back'));
+    // The API's rules: a story id that is not one is a 400, a smart shelf a 409 (the error page).
+    const checked = checkBody(TakeOffFields, undefined, { storyId: form.first('storyId') });
+    if (checked.body === undefined) throw new BadRequest('Validation failed', checked.issues);
+    removeShelfStory(app.db, request.params.id, checked.body.storyId);
+    return reply.redirect(back.startsWith(`/shelves/${request.params.id}`) ? back : `/shelves/${request.params.id}`, 303);
   });
 
   app.get<{ Params: IdParams }>('/shelves/:id/delete', { schema: { params: IdParams } }, async (request, reply) =>

@@ -58,6 +58,8 @@ export interface ShelfView extends PageModel {
   editHref: string;
   deleteHref: string;
   epubHref: string;
+  /** A manual shelf's "take off" form: where it posts, the stories of this page. */
+  takeOff: { action: string; back: string; stories: Array<{ id: string; title: string }> } | undefined;
 }
 
 export function shelfView(shelf: ShelfDto, cards: StoryCard[], total: number, page: number, size: number): ShelfView {
@@ -71,6 +73,10 @@ export function shelfView(shelf: ShelfDto, cards: StoryCard[], total: number, pa
     editHref: `/shelves/${shelf.id}/edit`,
     deleteHref: `/shelves/${shelf.id}/delete`,
     epubHref: `/api/shelves/${shelf.id}/epub`,
+    takeOff:
+      shelf.kind === 'manual' && cards.length > 0
+        ? { action: `/shelves/${shelf.id}/remove`, back: urlWith(`/shelves/${shelf.id}`, { page: page || undefined }), stories: cards.map((card) => ({ id: card.id, title: card.title })) }
+        : undefined,
   };
 }
 
