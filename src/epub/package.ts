@@ -8,11 +8,18 @@
 import { escapeXml } from '../lib/xml.js';
 import { xhtmlDocument } from './xml.js';
 
+/** One XHTML document of the book after the title page: a chapter, or a part of one. */
 export interface BookChapter {
   /** The file name inside OEBPS/. */
   file: string;
-  title: string;
   xhtml: string;
+}
+
+/** An entry of the table of contents: its target (a file, maybe with a fragment), its title, and the entries under it. */
+export interface ContentsEntry {
+  href: string;
+  title: string;
+  children: readonly ContentsEntry[];
 }
 
 export interface BookResource {
@@ -35,6 +42,11 @@ export interface BookMeta {
   source: string | null;
   series: { name: string; index: number | null } | null;
   cover: BookResource | null;
+  /** A story book's: `complete`, `in-progress` or null (a collection has none). */
+  status: 'complete' | 'in-progress' | null;
+  /** When the source first published it and last updated it (ISO 8601), or null. */
+  publishedAt: string | null;
+  sourceUpdatedAt: string | null;
 }
 
 export const CONTAINER_XML =
@@ -46,6 +58,7 @@ export const STYLE_CSS = `body { margin: 0 5%; line-height: 1.5; }
 h1.story-title, h1.book-title { text-align: center; margin: 1em 0; }
 p { margin: 0 0 0.8em; }
 .byline, .series-line { text-align: center; font-style: italic; }
+.book-facts { text-align: center; }
 .cover { text-align: center; }
 .cover img { max-width: 100%; max-height: 90vh; }
 img { max-width: 100%; }
@@ -60,6 +73,11 @@ function toSecond(iso: string): string {
   return `${new Date(iso).toISOString().slice(0, 19)}Z`;
 }
 
+/** The calendar day of an ISO stamp (UTC): what the title page and `dc:date` show. */
+function day(iso: string): string {
+  return new Date(iso).toISOString().slice(0, 10);
+}
+
 function seriesIndex(index: number | null): string | undefined {
   return index === null ? undefined : String(index);
 }
@@ -70,6 +88,7 @@ export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], res
     `<dc:title>${escapeXml(meta.title)}</dc:title>`,
     ...meta.creators.map((creator) => `<dc:creator>${escapeXml(creator)}</dc:creator>`),
     `<dc:language>${escapeXml(meta.language)}</dc:language>`,
+    ...(meta.publishedAt === null ? [] : [`<dc:date>${day(meta.publishedAt)}</dc:date>`]),
     `<meta property="dcterms:modified">${toSecond(meta.modified)}</meta>`,
     ...meta.subjects.map((subject) => `<dc:subject>${escapeXml(subject)}</dc:subject>`),
   ];
@@ -109,33 +128,50 @@ export function contentOpf(meta: BookMeta, chapters: readonly BookChapter[], res
 }
 
 /**
- * The table of contents: the title page (named after the book), then each story. A one-story
- * book lists its story alone: its title page bears the same title, so readers showed the one
- * chapter twice.
+ * The table of contents: the title page (named after the book), then `entries`. A book of one
+ * entry lists it alone: its title page bears the same title, so readers showed the one chapter
+ * twice.
  */
-function contents(meta: BookMeta, chapters: readonly BookChapter[]): Array<{ file: string; title: string }> {
-  return chapters.length === 1 ? [...chapters] : [{ file: 'title.xhtml', title: meta.title }, ...chapters];
+function contents(meta: BookMeta, entries: readonly ContentsEntry[]): readonly ContentsEntry[] {
+  return entries.length === 1 ? entries : [{ href: 'title.xhtml', title: meta.title, children: [] }, ...entries];
 }
 
-export function navXhtml(meta: BookMeta, chapters: readonly BookChapter[]): string {
-  const items = contents(meta, chapters).map((entry) => `<li><a href="${entry.file}">${escapeXml(entry.title)}</a></li>`);
-  return xhtmlDocument(meta.title, meta.language, `<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n<ol>\n${items.join('\n')}\n</ol>\n</nav>`);
-}
-
-export function tocNcx(meta: BookMeta, chapters: readonly BookChapter[]): string {
-  const points = contents(meta, chapters).map(
-    (entry, i) =>
-      `<navPoint id="nav-${i + 1}" playOrder="${i + 1}"><navLabel><text>${escapeXml(entry.title)}</text></navLabel><content src="${entry.file}"/></navPoint>`,
+function navList(entries: readonly ContentsEntry[]): string {
+  const items = entries.map(
+    (entry) => `<li><a href="${escapeXml(entry.href)}">${escapeXml(entry.title)}</a>${entry.children.length === 0 ? '' : `\n${navList(entry.children)}\n`}</li>`,
   );
+  return `<ol>\n${items.join('\n')}\n</ol>`;
+}
+
+export function navXhtml(meta: BookMeta, entries: readonly ContentsEntry[]): string {
+  return xhtmlDocument(meta.title, meta.language, `<nav epub:type="toc" id="toc">\n<h1>Contents</h1>\n${navList(contents(meta, entries))}\n</nav>`);
+}
+
+export function tocNcx(meta: BookMeta, entries: readonly ContentsEntry[]): string {
+  let order = 0;
+  let depth = 1;
+  const points = (list: readonly ContentsEntry[], level: number): string[] =>
+    list.map((entry) => {
+      order += 1;
+      depth = Math.max(depth, level);
+      const head = `<navPoint id="nav-${order}" playOrder="${order}"><navLabel><text>${escapeXml(entry.title)}</text></navLabel><content src="${escapeXml(entry.href)}"/>`;
+      return entry.children.length === 0 ? `${head}</navPoint>` : `${head}\n${points(entry.children, level + 1).join('\n')}\n</navPoint>`;
+    });
+  const map = points(contents(meta, entries), 1);
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">\n' +
-    `<head>\n<meta name="dtb:uid" content="urn:uuid:${escapeXml(meta.uuid)}"/>\n<meta name="dtb:depth" content="1"/>\n` +
+    `<head>\n<meta name="dtb:uid" content="urn:uuid:${escapeXml(meta.uuid)}"/>\n<meta name="dtb:depth" content="${depth}"/>\n` +
     '<meta name="dtb:totalPageCount" content="0"/>\n<meta name="dtb:maxPageNumber" content="0"/>\n</head>\n' +
-    `<docTitle><text>${escapeXml(meta.title)}</text></docTitle>\n<navMap>\n${points.join('\n')}\n</navMap>\n</ncx>\n`
+    `<docTitle><text>${escapeXml(meta.title)}</text></docTitle>\n<navMap>\n${map.join('\n')}\n</navMap>\n</ncx>\n`
   );
 }
 
-/** The first page: the cover when there is one, the title, the authors, the series line and the description. */
+const STATUS_TEXT: Readonly<Record<NonNullable<BookMeta['status']>, string>> = { complete: 'Complete', 'in-progress': 'In progress' };
+
+/**
+ * The first page: the cover when there is one, the title, every author, the series line, the
+ * status, the source's publication and update days, and the description.
+ */
 export function titlePage(meta: BookMeta): string {
   const parts: string[] = [];
   if (meta.cover !== null) parts.push(`<div class="cover"><img src="${meta.cover.href}" alt="Cover"/></div>`);
@@ -145,6 +181,13 @@ export function titlePage(meta: BookMeta): string {
     const index = seriesIndex(meta.series.index);
     parts.push(`<p class="series-line">${index === undefined ? '' : `Book ${index} of `}${escapeXml(meta.series.name)}</p>`);
   }
+  const facts = [
+    `Language: ${meta.language}`,
+    meta.status === null ? undefined : `Status: ${STATUS_TEXT[meta.status]}`,
+    meta.publishedAt === null ? undefined : `Published: ${day(meta.publishedAt)}`,
+    meta.sourceUpdatedAt === null ? undefined : `Updated: ${day(meta.sourceUpdatedAt)}`,
+  ].filter((fact) => fact !== undefined);
+  if (facts.length > 0) parts.push(`<p class="book-facts">${facts.map(escapeXml).join('<br/>')}</p>`);
   if (meta.description !== null && meta.description.trim() !== '') {
     for (const paragraph of meta.description.split(/\n\s*\n/)) if (paragraph.trim() !== '') parts.push(`<p>${escapeXml(paragraph.trim())}</p>`);
   }

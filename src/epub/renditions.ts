@@ -12,6 +12,7 @@ import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { nowIso } from '../lib/clock.js';
 import { fileNameDigest } from './file-names.js';
 import { insertRendition, modifiedOfContents, pruneBook, pruneSearchBooks, upsertNamedRendition, type RenditionRow } from './repository.js';
+import type { SpineDocument } from './documents.js';
 import type { ZipEntry } from './zip.js';
 
 type BookKind = RenditionRow['kind'];
@@ -63,6 +64,8 @@ export interface HandedOut {
   contentDigest: string;
   modified: string;
   stories: ReadonlyArray<{ id: string; contentHtml: string | null }>;
+  /** The story pages after the title page, in spine order (src/epub/documents.ts). */
+  pages: readonly SpineDocument[];
   /** The names the file may be saved under (src/epub/file-names.ts). */
   fileNames: readonly string[];
 }
@@ -78,7 +81,7 @@ export function recordRendition(db: Db, book: HandedOut): void {
     kind: book.kind,
     entityKey: book.entityKey,
     entityVersion: book.contentDigest,
-    spine: JSON.stringify([null, ...book.stories.map((story) => story.id)]),
+    spine: JSON.stringify([null, ...book.pages]),
     createdAt: nowIso(),
     contentDigest: book.contentDigest,
     modified: book.modified,

@@ -5,7 +5,7 @@
  */
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../db/open.js';
-import { authors, epubRenditions, series, stories, storyTags, tags } from '../db/schema.js';
+import { authors, epubRenditions, series, stories, storyCoauthors, storyTags, tags } from '../db/schema.js';
 
 /** One story as a book needs it. */
 export interface BookStoryRow {
@@ -21,7 +21,13 @@ export interface BookStoryRow {
   author: string | null;
   seriesId: string | null;
   seriesName: string | null;
+  status: 'complete' | 'in-progress' | null;
+  publishedAt: string | null;
+  sourceUpdatedAt: string | null;
+  language: string | null;
   tags: string[];
+  /** Every author in order: `author`, then the co-authors. */
+  authors: string[];
 }
 
 const STORY_COLUMNS = {
@@ -37,7 +43,25 @@ const STORY_COLUMNS = {
   author: authors.name,
   seriesId: stories.seriesId,
   seriesName: series.name,
+  status: stories.status,
+  publishedAt: stories.publishedAt,
+  sourceUpdatedAt: stories.sourceUpdatedAt,
+  language: stories.language,
 };
+
+/** Co-author names of each of these stories, in their order: one statement for the lot. */
+function coauthorNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
+  const names = new Map<string, string[]>(ids.map((id) => [id, []]));
+  const rows = db
+    .select({ storyId: storyCoauthors.storyId, name: authors.name })
+    .from(storyCoauthors)
+    .innerJoin(authors, eq(authors.id, storyCoauthors.authorId))
+    .where(inArray(storyCoauthors.storyId, [...ids]))
+    .orderBy(asc(storyCoauthors.position))
+    .all();
+  for (const row of rows) names.get(row.storyId)?.push(row.name);
+  return names;
+}
 
 /** Tag names of each of these stories, A to Z: one statement for the lot. */
 function tagNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
@@ -55,8 +79,8 @@ function tagNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
 }
 
 /**
- * The stories with these ids, in the order given (missing ids skipped), with their names and
- * tags. The caller bounds `ids` (`MAX_BOOK_STORIES`), so the IN list stays small.
+ * The stories with these ids, in the order given (missing ids skipped), with their names,
+ * co-authors and tags. The caller bounds `ids` (`MAX_BOOK_STORIES`), so the IN list stays small.
  */
 export function loadBookStories(db: DbOrTx, ids: readonly string[]): BookStoryRow[] {
   if (ids.length === 0) return [];
@@ -69,9 +93,12 @@ export function loadBookStories(db: DbOrTx, ids: readonly string[]): BookStoryRo
     .all();
   const byId = new Map(rows.map((row) => [row.id, row]));
   const tagNames = tagNamesOf(db, ids);
+  const coauthors = coauthorNamesOf(db, ids);
   return ids.flatMap((id) => {
     const row = byId.get(id);
-    return row === undefined ? [] : [{ ...row, tags: tagNames.get(id) ?? [] }];
+    if (row === undefined) return [];
+    const names = [...(row.author === null ? [] : [row.author]), ...(coauthors.get(id) ?? [])];
+    return [{ ...row, tags: tagNames.get(id) ?? [], authors: names }];
   });
 }
 

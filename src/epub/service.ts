@@ -17,13 +17,14 @@ import { seriesNotFound } from '../series/service.js';
 import { storyNotFound } from '../stories/service.js';
 import { findTagById } from '../tags/repository.js';
 import { tagNotFound } from '../tags/service.js';
-import { CONTAINER_XML, STYLE_CSS, contentOpf, navXhtml, titlePage, tocNcx, type BookChapter, type BookMeta, type BookResource } from './package.js';
+import { loadChapters } from '../stories/chapter-repository.js';
+import { CONTAINER_XML, STYLE_CSS, contentOpf, navXhtml, titlePage, tocNcx, type BookMeta, type BookResource, type ContentsEntry } from './package.js';
+import { storyPages, type PageStory, type StoryPage } from './documents.js';
 import { koreaderPartialMd5 } from './partial-md5.js';
 import { bookFileNames } from './file-names.js';
-import { bookStamp, contentDigest, recordRendition, UNSTAMPED } from './renditions.js';
+import { bookStamp, contentDigest, recordRendition, storyTextDigest, UNSTAMPED } from './renditions.js';
 import { loadBookStories, seriesStoryIds, tagStoryIds, type BookStoryRow, type RenditionRow } from './repository.js';
-import { ownImagePaths, storyBody } from './xhtml.js';
-import { xhtmlDocument } from './xml.js';
+import { chapterBlocks, ownImagePaths, type ImageResolver } from './xhtml.js';
 import { zipEntries, type ZipEntry } from './zip.js';
 
 /** Most stories in one book: a series, tag or search with more is refused (413). */
@@ -50,8 +51,8 @@ export interface EpubDeps {
 
 /** Authors and subjects listed in a book's metadata at most (a tag book can have hundreds). */
 const MAX_LISTED = 50;
-/** The language of every book: stories do not record one yet. */
-const LANGUAGE = 'en';
+/** The language of a story that records none, and of a book whose stories do not share one. */
+const DEFAULT_LANGUAGE = 'en';
 
 export type BookKind = RenditionRow['kind'];
 
@@ -109,7 +110,7 @@ async function readEmbeddable(store: ImageStore, relPath: string, budget: Budget
 interface BookSpec {
   kind: BookKind;
   entityKey: string;
-  meta: Omit<BookMeta, 'cover' | 'language'>;
+  meta: Omit<BookMeta, 'cover'>;
   stories: readonly BookStoryRow[];
   /** The download's name, without `.epub`. */
   downloadTitle: string;
@@ -134,9 +135,10 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
     break;
   }
 
+  const chaptersOf = new Map(spec.stories.map((story) => [story.id, loadChapters(db, story.id)]));
   const imageHrefs = new Map<string, string | undefined>();
-  for (const story of spec.stories) {
-    for (const relPath of ownImagePaths(story.contentHtml ?? '')) {
+  for (const chapters of chaptersOf.values()) {
+    for (const relPath of chapters.flatMap((chapter) => ownImagePaths(chapter.contentHtml))) {
       if (imageHrefs.has(relPath)) continue;
       const image = await readEmbeddable(store, relPath, budget);
       if (image === undefined) {
@@ -148,16 +150,37 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
       imageHrefs.set(relPath, resource.href);
     }
   }
+  const resolveImage: ImageResolver = (src) => {
+    const relPath = storedImageOfSource(src);
+    return relPath === undefined ? undefined : imageHrefs.get(relPath);
+  };
 
-  const meta: BookMeta = { ...spec.meta, language: LANGUAGE, cover };
-  const chapters: BookChapter[] = spec.stories.map((story, i) => {
-    const { body } = storyBody(story.title, story.contentHtml ?? '', (src) => {
-      const relPath = storedImageOfSource(src);
-      return relPath === undefined ? undefined : imageHrefs.get(relPath);
-    });
-    const xhtml = xhtmlDocument(story.title, LANGUAGE, body);
-    budget.add(Buffer.byteLength(xhtml));
-    return { file: `story-${String(i + 1).padStart(4, '0')}.xhtml`, title: story.title, xhtml };
+  const meta: BookMeta = { ...spec.meta, cover };
+  const collection = spec.kind !== 'story';
+  const contents: ContentsEntry[] = [];
+  const pages: StoryPage[] = [];
+  spec.stories.forEach((story, i) => {
+    const rows = chaptersOf.get(story.id) ?? [];
+    const page: PageStory = {
+      id: story.id,
+      title: story.title,
+      language: story.language ?? DEFAULT_LANGUAGE,
+      // A story is never without a chapter; should one be, it reads as one empty chapter.
+      chapters: (rows.length === 0 ? [{ index: 1, title: '', contentHtml: '' }] : rows).map((chapter) => ({
+        index: chapter.index,
+        title: chapter.title,
+        blocks: chapterBlocks(chapter.contentHtml, resolveImage),
+        text: storyTextDigest(chapter.contentHtml),
+      })),
+    };
+    const own = storyPages(i + 1, page, collection);
+    for (const each of own) budget.add(Buffer.byteLength(each.xhtml));
+    const chapterEntries = own.flatMap((each) =>
+      each.label === null ? [] : [{ href: collection && each.anchor !== null ? `${each.file}#${each.anchor}` : each.file, title: each.label, children: [] }],
+    );
+    if (!collection) contents.push(...chapterEntries);
+    else contents.push({ href: own[0]!.file, title: story.title, children: own[0]!.anchor === null ? [] : chapterEntries });
+    pages.push(...own);
   });
 
   const text = (name: string, content: string): ZipEntry => ({ name: `OEBPS/${name}`, bytes: Buffer.from(content, 'utf8'), compress: true });
@@ -166,12 +189,12 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
     return [
       { name: 'mimetype', bytes: Buffer.from('application/epub+zip', 'ascii'), compress: false },
       { name: 'META-INF/container.xml', bytes: Buffer.from(CONTAINER_XML, 'utf8'), compress: true },
-      text('content.opf', contentOpf(stamped, chapters, resources)),
-      text('nav.xhtml', navXhtml(stamped, chapters)),
-      text('toc.ncx', tocNcx(stamped, chapters)),
+      text('content.opf', contentOpf(stamped, pages, resources)),
+      text('nav.xhtml', navXhtml(stamped, contents)),
+      text('toc.ncx', tocNcx(stamped, contents)),
       text('style.css', STYLE_CSS),
       text('title.xhtml', titlePage(stamped)),
-      ...chapters.map((chapter) => text(chapter.file, chapter.xhtml)),
+      ...pages.map((page) => text(page.file, page.xhtml)),
       ...resources.map((resource) => ({ name: `OEBPS/${resource.href}`, bytes: resource.bytes, compress: false })),
     ];
   };
@@ -188,6 +211,7 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
     contentDigest: digest,
     modified,
     stories: spec.stories,
+    pages: pages.map((page) => page.spine),
     fileNames: bookFileNames(spec.downloadTitle, spec.kind === 'story' ? { title: spec.stories[0]!.title, author: spec.stories[0]!.author } : undefined),
   });
   return { bytes, title: spec.downloadTitle, hash };
@@ -202,17 +226,28 @@ function distinct(values: ReadonlyArray<string | null>): string[] {
   return [...new Set(values.filter((value): value is string => value !== null))].slice(0, MAX_LISTED);
 }
 
+/** The language every story of the book declares, else {@link DEFAULT_LANGUAGE}. */
+function sharedLanguage(stories: readonly BookStoryRow[]): string {
+  const languages = new Set(stories.map((story) => story.language));
+  const [only] = languages;
+  return languages.size === 1 && only !== null && only !== undefined ? only : DEFAULT_LANGUAGE;
+}
+
 /** A book of several stories: their authors and tags, the newest of their stamps and `ownStamp`. */
 function collectionMeta(uuid: string, title: string, description: string | null, ownStamp: string, stories: readonly BookStoryRow[]): BookSpec['meta'] {
   return {
     uuid,
     title,
-    creators: distinct(stories.map((story) => story.author)),
+    creators: distinct(stories.flatMap((story) => story.authors)),
     modified: newest([ownStamp, ...stories.map((story) => story.updatedAt)]),
     subjects: distinct(stories.flatMap((story) => story.tags)).sort(),
     description,
     source: null,
     series: null,
+    language: sharedLanguage(stories),
+    status: null,
+    publishedAt: null,
+    sourceUpdatedAt: null,
   };
 }
 
@@ -224,12 +259,16 @@ export async function storyEpub(deps: EpubDeps, id: string): Promise<EpubFile> {
   const meta: BookSpec['meta'] = {
     uuid: story.id,
     title: story.title,
-    creators: story.author === null ? [] : [story.author],
+    creators: story.authors,
+    language: story.language ?? DEFAULT_LANGUAGE,
     modified: story.updatedAt,
     subjects: story.tags,
     description: story.summary ?? story.description,
     source: story.sourceUrl,
     series: story.seriesName === null ? null : { name: story.seriesName, index: story.volume },
+    status: story.status,
+    publishedAt: story.publishedAt,
+    sourceUpdatedAt: story.sourceUpdatedAt,
   };
   return makeBook(deps, { kind: 'story', entityKey: id, meta, stories: [story], downloadTitle: story.author === null ? story.title : `${story.title} - ${story.author}` });
 }

@@ -320,20 +320,27 @@ export function ownImagePaths(html: string): string[] {
   return [...new Set(paths.filter((relPath): relPath is string => relPath !== undefined))];
 }
 
+/** A chapter's text as top-level blocks: each block's XHTML and what it is, in order. */
+export interface ChapterBlocks {
+  pieces: string[];
+  blocks: BodyBlock[];
+}
+
 /**
- * The body of a story's XHTML page and its top-level blocks: the title as an `h1`, then one
- * top-level element per top-level element of the story (the web reader's blocks, in order),
- * with loose top-level text in `div class="loose"` blocks that have no web index.
+ * A chapter's (or a whole story's) HTML as top-level blocks: one per top-level element of the
+ * HTML (the web reader's blocks, in order, numbered from 0), with loose top-level text in
+ * `div class="loose"` blocks that have no web index. A long chapter is split between blocks
+ * (src/epub/documents.ts), so each piece is kept apart.
  */
-export function storyBody(title: string, html: string, resolveImage: ImageResolver): { body: string; blocks: BodyBlock[] } {
+export function chapterBlocks(html: string, resolveImage: ImageResolver): ChapterBlocks {
   const writer = new Writer(resolveImage);
-  writer.out = `<h1 class="story-title">${escapeXml(title)}</h1>\n`;
-  const blocks: BodyBlock[] = [{ name: 'h1', webIndex: null }];
+  const pieces: string[] = [];
+  const blocks: BodyBlock[] = [];
   let webIndex = 0;
   let loose = '';
   const flushLoose = () => {
     if (loose.trim() !== '') {
-      writer.out += `<div class="loose">${loose}</div>\n`;
+      pieces.push(`<div class="loose">${loose}</div>`);
       blocks.push({ name: 'div', webIndex: null });
     }
     loose = '';
@@ -355,6 +362,7 @@ export function storyBody(title: string, html: string, resolveImage: ImageResolv
     flushLoose();
     const name = node.name;
     const isBlock = !PHRASING.has(name);
+    writer.out = '';
     if (isBlock) writer.element(node, TOP);
     else {
       // An inline element (or an image) at the top: a block of its own, so it stays one block.
@@ -363,12 +371,23 @@ export function storyBody(title: string, html: string, resolveImage: ImageResolv
       writer.out += '</div>';
     }
     writer.skip = new Set();
-    writer.out += '\n';
+    pieces.push(writer.out);
     // The emitted top-level name: list items and the like outside their parent became a div.
     const emitted = isBlock ? (REQUIRED_PARENT[name] !== undefined ? 'div' : name) : 'div';
     blocks.push({ name: emitted, webIndex: webIndex++ });
   };
   parseDocument(html).children.forEach(topLevel);
   flushLoose();
-  return { body: writer.out.trimEnd(), blocks };
+  return { pieces, blocks };
+}
+
+/**
+ * The body of a whole story's XHTML page and its top-level blocks: the title as an `h1`, then
+ * {@link chapterBlocks}. What books made before chapters held, one page per story: KOReader sync
+ * still reads positions in them this way.
+ */
+export function storyBody(title: string, html: string, resolveImage: ImageResolver): { body: string; blocks: BodyBlock[] } {
+  const { pieces, blocks } = chapterBlocks(html, resolveImage);
+  const body = [`<h1 class="story-title">${escapeXml(title)}</h1>`, ...pieces].join('\n');
+  return { body: body.trimEnd(), blocks: [{ name: 'h1', webIndex: null }, ...blocks] };
 }

@@ -29,13 +29,13 @@ export function getProgress(db: Db, storyId: string): ReadingProgressDto {
  * any story, not only of this one: two stories saved in the same millisecond would otherwise tie
  * and continue-reading would order them by id instead of by arrival. The save also moves the
  * story's reading status as reading does (./reading-status.ts: opened, finished), stamped with the
- * same time. The story's `updatedAt` stays (reading is not editing); the transaction is a
+ * same time. `chapter` (1-based; KOReader sync knows it) is null when not given. The story's `updatedAt` stays (reading is not editing); the transaction is a
  * `writeTransaction` all the same, because the status is a story column search filters on.
  */
-export function saveProgress(db: Db, storyId: string, input: ReadingProgressBody): ReadingProgressDto {
+export function saveProgress(db: Db, storyId: string, input: ReadingProgressBody & { chapter?: number | null }): ReadingProgressDto {
   return writeTransaction(db, (tx) => {
     const latest = latestProgressStamp(tx);
-    const row = { storyId, progress: input.progress, position: input.position, updatedAt: latest === undefined ? nowIso() : nextUpdatedAt(latest) };
+    const row = { storyId, progress: input.progress, position: input.position, chapter: input.chapter ?? null, updatedAt: latest === undefined ? nowIso() : nextUpdatedAt(latest) };
     if (!applyReading(tx, storyId, input.progress, row.updatedAt)) throw storyNotFound(storyId);
     saveProgressRow(tx, row);
     return presentProgress(storyId, row);

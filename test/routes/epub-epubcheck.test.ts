@@ -1,7 +1,8 @@
 /**
  * The books pass the reference validator (docs/decisions.md, "EPUB export"): epubcheck, run on a
  * fixture set covering hostile HTML, tables, an embedded image and cover, non-Latin text, an
- * empty story, a series of several stories and a tag book. epubcheck takes one file per run and
+ * empty story, stories of chapters (one split over several documents, one with every metadata
+ * field), a series of several stories and a tag book. epubcheck takes one file per run and
  * each run starts a JVM (several seconds), so there are three books, checked in parallel: the
  * hostile story alone (single-story metadata: series metas, cover, source), the series, and the
  * tag book, which holds every fixture story (hostile, empty, non-Latin, the series' volumes).
@@ -48,14 +49,21 @@ t.test('every fixture book passes epubcheck with no errors', async (t) => {
   const picture = await uploadImage(ctx, img.png(), 'p.png', 'image/png');
   const hostile = await createStory(ctx, {
     title: 'Hostile & “Ünïcode” 日本語',
-    authorName: 'Ανώνυμος',
+    authorNames: ['Ανώνυμος', 'Co & Author'],
+    status: 'in-progress',
+    publishedAt: '2024-01-02T03:04:05.000Z',
+    sourceUpdatedAt: '2024-05-13T00:00:00.000Z',
+    language: 'el',
     seriesName: 'Σειρά',
     volume: 1,
     tagNames: ['ελληνικά', 'tables'],
     summary: 'Summary <with> markup-like text',
     sourceUrl: 'https://example.com/s?a=1&b=2',
     coverPath: cover,
-    contentHtml: `${HOSTILE}<p><img src="/api/files/images/${picture}" alt="inline" width="50%"></p><img src="/api/files/images/${picture}" alt="again">`,
+    chapters: [
+      { title: 'One & “first”', contentHtml: `${HOSTILE}<p><img src="/api/files/images/${picture}" alt="inline" width="50%"></p>` },
+      { title: '', contentHtml: `<img src="/api/files/images/${picture}" alt="again">${HOSTILE}` },
+    ],
   });
   await createTag(ctx, 'bookshelf');
   await createStory(ctx, { title: 'Empty', tagNames: ['bookshelf'] });
@@ -63,6 +71,18 @@ t.test('every fixture book passes epubcheck with no errors', async (t) => {
   for (const volume of [2, 1, 3]) {
     await createStory(ctx, { title: `Volume ${volume}`, seriesName: 'Saga', volume, tagNames: ['bookshelf'], contentHtml: `<p>Volume ${volume} text.</p><h2>Part</h2><p>More.</p>` });
   }
+  // A story of chapters, one long enough to be split over several documents.
+  const long = `<p>${'A long paragraph of the serial. '.repeat(40)}</p>`.repeat(300);
+  await createStory(ctx, {
+    title: 'Volume 4',
+    seriesName: 'Saga',
+    volume: 4,
+    tagNames: ['bookshelf'],
+    chapters: [
+      { title: 'Arrival', contentHtml: '<p>First.</p>' },
+      { title: 'The long one', contentHtml: long },
+    ],
+  });
   const saga = (await ctx.get('/api/series/search?query=Saga')).json().content[0].id as string;
   const tagId = (await ctx.get('/api/tags/search?query=bookshelf')).json().content[0].id as string;
 

@@ -106,7 +106,7 @@ t.test('a story book: container, metadata, navigation, image, determinism, rendi
     kind: 'story',
     entityKey: story.id,
     modified: updatedAt.u,
-    spine: [null, story.id],
+    spine: [null, { story: story.id, chapter: 1, from: 0, to: 4, heads: ['h1'], text: /^[0-9a-f]{32}$/ }],
     texts: [/^[0-9a-f]{32}$/],
   });
 });
@@ -127,7 +127,10 @@ t.test('series, tag and search books; 404s; 401 without a token', async (t) => {
   t.same(xmlTexts(opf, 'dc:creator').sort(), ['Writer 0', 'Writer 1']);
   t.same(xmlTexts(entryText(series, 'OEBPS/nav.xhtml'), 'a'), ['Trilogy', 'Part 1', 'Part 2', 'Part 3'], 'stories in volume order');
   const seriesRow = ctx.app.db.select().from(epubRenditions).all().find((r) => r.kind === 'series');
-  t.same(JSON.parse(seriesRow!.spine), [null, ids[1], ids[2], ids[3]]);
+  t.same(
+    JSON.parse(seriesRow!.spine).map((item: { story: string; chapter: number } | null) => item && [item.story, item.chapter]),
+    [null, [ids[1], 1], [ids[2], 1], [ids[3], 1]],
+  );
 
   const tagBook = await readZip((await download(ctx, `/api/tags/${tag.id}/epub`)).bytes);
   t.same(xmlTexts(entryText(tagBook, 'OEBPS/content.opf'), 'dc:title'), ['Tag: shelfword']);

@@ -141,9 +141,10 @@ const NOT_IN = {
   opdsEntry: [...INTERNAL, ...without(NEWER, 'chapter_count', 'status', 'language'), ...READER_STATE, 'description', 'content_html', 'content_plain', 'source_url', 'word_count', 'rating'],
   /**
    * A book is made from the HTML (its plain text is for search), stamped with `updatedAt`, and
-   * has no metadata for a word count, a rating or when the story was added.
+   * has no metadata for a word count, a rating or when the story was added; its chapters it reads
+   * from their own table.
    */
-  epubRow: [...INTERNAL, ...NEWER, ...READER_STATE, 'content_plain', 'word_count', 'rating', 'created_at'],
+  epubRow: [...INTERNAL, ...without(NEWER, 'status', 'published_at', 'source_updated_at', 'language'), ...READER_STATE, 'content_plain', 'word_count', 'rating', 'created_at'],
   /** The target numbers its own rows; everything else must come back as it was. */
   archiveRoundTrip: [...INTERNAL],
 } satisfies Record<string, string[]>;
