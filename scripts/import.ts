@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     const runner = new JobRunner(db, log);
     // The pictures inside the files go to the library's image store, as the service's imports do.
     const images = await ImageStore.open(imagesFolderOf(config.dataDir), log);
-    runner.register(IMPORT_FOLDER_KIND, folderImportHandler(images));
+    runner.register(IMPORT_FOLDER_KIND, folderImportHandler({ db, images }));
     const { id, resumed } = jobFor(db, runner, folder);
     process.stdout.write(`${resumed ? 'Resuming' : 'Started'} job ${id} for ${folder}\n`);
     const stop = () => void runner.stop();

@@ -36,7 +36,7 @@ function placed(text: StoryText, refused: readonly string[], stored: ReadonlyMap
   return { ...text, contentHtml: html };
 }
 
-/** Stores `story`'s pictures one after another and places them in its chapters and whole text. */
+/** Stores `story`'s pictures one after another and places them in its chapters. */
 export async function storeFileImages(store: ImageStore, story: ParsedStory): Promise<StoredFileImages> {
   const { images = [], ...rest } = story;
   if (images.length === 0) return { story: rest, stored: [], refused: 0 };
@@ -51,5 +51,5 @@ export async function storeFileImages(store: ImageStore, story: ParsedStory): Pr
     }
   }
   const chapters = rest.chapters.map((chapter) => ({ ...chapter, text: placed(chapter.text, refused, stored) }));
-  return { story: { ...rest, chapters, text: placed(rest.text, refused, stored) }, stored: [...stored.values()], refused: refused.length };
+  return { story: { ...rest, chapters }, stored: [...stored.values()], refused: refused.length };
 }

@@ -6,21 +6,21 @@
  *
  * First a planning step counts the items (an archive counts as its story entries), then each
  * item is parsed and written in turn. A file that cannot be imported is an entry in the job's
- * errors and the job goes on; so is a story whose source URL is already in the library.
+ * errors and the job goes on. A file of a work the library holds updates that story
+ * (./file-write.ts), and the job's result says what changed.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Tx } from '../db/open.js';
-import { jobFolder } from '../jobs/folders.js';
+import type { Db } from '../db/open.js';
+import { releaseImages } from '../images/image-changes.js';
 import type { ImageStore } from '../images/store.js';
+import { jobFolder } from '../jobs/folders.js';
 import type { JobContext, JobHandler } from '../jobs/runner.js';
-import { insertNewStory } from '../stories/service.js';
-import { findStoryIdBySourceUrl } from '../stories/repository.js';
 import { storeFileImages } from './file-images.js';
+import { describeWrite, writeImportedStory, type ImportOrigin, type ImportWrite } from './file-write.js';
 import { formatOf } from './formats.js';
-import type { ParsedStory, ParseResult } from './parse.js';
+import type { ParseResult } from './parse.js';
 import { ParserPool } from './parser-pool.js';
-import { storyInputOf } from './story-input.js';
 
 export const IMPORT_FILES_KIND = 'import-files';
 export const IMPORT_FOLDER_KIND = 'import-folder';
@@ -50,42 +50,44 @@ export interface ImportState {
 /** The folder of an upload job's files. */
 export const uploadFolder = jobFolder;
 
-class DuplicateStory extends Error {}
-
-/** The story of one parsed file, written in the step's transaction; a known source URL is refused. */
-function writeStory(story: ParsedStory): (tx: Tx) => void {
-  const input = storyInputOf(story);
-  return (tx) => {
-    if (input.sourceUrl !== undefined && input.sourceUrl !== null) {
-      const existing = findStoryIdBySourceUrl(tx, input.sourceUrl);
-      if (existing !== undefined) throw new DuplicateStory(`skipped: the library already has a story from ${input.sourceUrl} (${existing})`);
-    }
-    insertNewStory(tx, input, input.title);
-  };
-}
-
 export function isJobStopped(error: unknown): boolean {
   return error instanceof Error && error.name === 'JobStopped';
 }
 
+/** What writing a story needs besides the transaction: the database (to release images after it) and the image store. */
+export interface ImportDeps {
+  db: Db;
+  images: ImageStore;
+}
+
 /**
- * Commits one item's outcome: a story (done) or an error. The file's pictures are stored first
- * (file I/O before the transaction) and removed again when the story is not written.
+ * Commits one item's outcome: a story, new or updated (done), or an error. The file's pictures are
+ * stored first (file I/O before the transaction) and removed again when the story is not written,
+ * or when the chapter naming them was left as it was; after the commit, the pictures replaced
+ * chapters no longer name are released. What an update changed is said in the job's result.
  */
-export async function commitResult<P, S>(context: JobContext<P, S>, images: ImageStore, result: ParseResult, state: S): Promise<void> {
+export async function commitResult<P, S>(context: JobContext<P, S>, deps: ImportDeps, result: ParseResult, state: S, origin: ImportOrigin = { engine: 'file' }): Promise<void> {
   const fail = (error: string) => context.commit({ state, errors: [{ file: result.file, error }] });
   if ('error' in result) return fail(result.error);
-  const { story, stored, refused } = await storeFileImages(images, result.story);
+  const { story, stored, refused } = await storeFileImages(deps.images, result.story);
   // A file read with a loss (bytes that were not text in its encoding, NULs, pictures) is imported and says so.
   const losses = [...(story.notes ?? []), ...(refused > 0 ? [`${refused} pictures were not JPEG, PNG or WebP images and were left out`] : [])];
   const notes = losses.map((note) => ({ file: result.file, error: `imported, but ${note}` }));
+  let write: ImportWrite | undefined;
   try {
-    context.commit({ state, done: 1, notes }, writeStory(story));
+    context.commit({ state, done: 1, notes }, (tx) => {
+      write = writeImportedStory(tx, story, origin);
+      const said = describeWrite(write);
+      return said === '' ? [] : [{ file: result.file, error: said }];
+    });
   } catch (error) {
-    for (const relPath of stored) await images.discardUpload(relPath);
+    for (const relPath of stored) await deps.images.discardUpload(relPath);
     if (isJobStopped(error)) throw error;
-    fail(error instanceof Error ? error.message : String(error));
+    return fail(error instanceof Error ? error.message : String(error));
   }
+  const named = new Set((write as ImportWrite).named);
+  for (const relPath of stored) if (!named.has(relPath)) await deps.images.discardUpload(relPath);
+  await releaseImages(deps.db, deps.images, (write as ImportWrite).released);
 }
 
 /** A parser that crashed or timed out fails the item it was on; a stopped job stops. */
@@ -107,7 +109,7 @@ async function countItems(parser: ParserPool, files: readonly ImportFile[], root
 /** One archive's entries from `state.entry` on; the archive's own failure is one error. */
 async function importArchive(
   context: JobContext<ImportParams, ImportState>,
-  images: ImageStore,
+  deps: ImportDeps,
   parser: ParserPool,
   file: ImportFile,
   filePath: string,
@@ -129,18 +131,18 @@ async function importArchive(
       .catch((error: unknown) => batch.map((name) => parserFailure(context, `${file.name}/${name}`, error)));
     for (const [index, result] of results.entries()) {
       const entry = start + index + 1;
-      await commitResult(context, images, result, entry < entries.length ? { planned: true, file: state.file, entry } : next);
+      await commitResult(context, deps, result, entry < entries.length ? { planned: true, file: state.file, entry } : next);
     }
   }
 }
 
 /**
  * The handler of both import kinds; `rootOf` says where a job's paths are relative to (the upload
- * folder, or the imported folder), `cleanUp` what to remove when the job ends; `images` stores
+ * folder, or the imported folder), `cleanUp` what to remove when the job ends; `deps` store
  * the pictures inside the files.
  */
 export function importHandler(
-  images: ImageStore,
+  deps: ImportDeps,
   rootOf: (jobId: string, params: ImportParams) => string,
   cleanUp: (jobId: string) => Promise<void> = async () => {},
 ): JobHandler<ImportParams, ImportState> {
@@ -160,10 +162,10 @@ export function importHandler(
           const file = files[state.file] as ImportFile;
           const filePath = path.join(root, file.path);
           if (formatOf(file.name) === 'zip') {
-            await importArchive(context, images, parser, file, filePath, state);
+            await importArchive(context, deps, parser, file, filePath, state);
           } else {
             const result = await parser.parseFile(filePath, file.name, context.signal).catch((error: unknown) => parserFailure(context, file.name, error));
-            await commitResult(context, images, result, { planned: true, file: state.file + 1, entry: 0 });
+            await commitResult(context, deps, result, { planned: true, file: state.file + 1, entry: 0 });
           }
           state = context.state as ImportState;
         }
@@ -178,15 +180,15 @@ export function importHandler(
 }
 
 /** The `import-files` handler: files under `DATA_DIR/jobs/<id>/`, the folder removed when the job ends. */
-export function uploadImportHandler(dataDir: string, images: ImageStore): JobHandler<ImportParams, ImportState> {
+export function uploadImportHandler(dataDir: string, deps: ImportDeps): JobHandler<ImportParams, ImportState> {
   return importHandler(
-    images,
+    deps,
     (jobId) => uploadFolder(dataDir, jobId),
     (jobId) => fs.rm(uploadFolder(dataDir, jobId), { recursive: true, force: true }),
   );
 }
 
 /** The `import-folder` handler: paths relative to the folder named in the job's params. */
-export function folderImportHandler(images: ImageStore): JobHandler<ImportParams, ImportState> {
-  return importHandler(images, (_jobId, params) => params.folder as string);
+export function folderImportHandler(deps: ImportDeps): JobHandler<ImportParams, ImportState> {
+  return importHandler(deps, (_jobId, params) => params.folder as string);
 }

@@ -7,12 +7,12 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { deriveStoryText, plainTextOf, type StoryText } from '../html/story-text.js';
+import { deriveStoryText, type StoryText } from '../html/story-text.js';
 import { decodeImported } from './decode-text.js';
 import { parseEpub } from './epub.js';
 import { parseFanficfareHtml, parseFanficfareText } from './fanficfare/outputs.js';
 import { BOOK_FILE_MAX, formatOf, TEXT_FILE_MAX, type ImportFormat } from './formats.js';
-import { escapeHtml, type RawChapter, type RawStory } from './raw-story.js';
+import type { RawChapter, RawStory } from './raw-story.js';
 import { parseHtmlFile, parseMarkdownFile, parseTextFile } from './text-formats.js';
 import { openZip, type OpenedZip } from './zip.js';
 
@@ -26,11 +26,6 @@ export interface ParsedStory extends Omit<RawStory, 'chapters' | 'notes'> {
   title: string;
   /** At least one, in reading order. */
   chapters: ParsedChapter[];
-  /**
-   * The whole work as one body: each chapter under an `<h2>` of its title. Its word count is the
-   * chapters' sum (their titles are not story text).
-   */
-  text: StoryText;
   /** What reading the file lost or changed (src/import/decode-text.ts), for the job's result; absent when nothing. */
   notes?: string[];
 }
@@ -80,21 +75,12 @@ function parsedChapters(raw: readonly RawChapter[]): ParsedChapter[] {
   return kept.length > 0 ? kept : chapters.slice(0, 1);
 }
 
-/** The whole work as one body (see {@link ParsedStory.text}); the chapters are sanitized already, the titles escaped. */
-export function wholeText(chapters: readonly ParsedChapter[]): StoryText {
-  const single = chapters.length === 1 && chapters[0]?.title === '';
-  const parts = chapters.map((chapter) => [chapter.title === '' || single ? '' : `<h2>${escapeHtml(chapter.title)}</h2>`, chapter.text.contentHtml ?? ''].filter((part) => part !== '').join('\n'));
-  const contentHtml = parts.filter((part) => part !== '').join('\n');
-  if (contentHtml === '') return { contentHtml: null, contentPlain: null, wordCount: 0 };
-  return { contentHtml, contentPlain: plainTextOf(contentHtml).contentPlain, wordCount: chapters.reduce((sum, chapter) => sum + chapter.text.wordCount, 0) };
-}
-
 function finish({ raw, notes }: ReadFile, name: string): ParsedStory {
   const { chapters: rawChapters, notes: rawNotes = [], ...metadata } = raw;
   const fallback = path.basename(name, path.extname(name)).trim() || 'Untitled';
   const chapters = parsedChapters(rawChapters);
   const allNotes = [...notes, ...rawNotes];
-  return { ...metadata, title: raw.title ?? fallback, chapters, text: wholeText(chapters), ...(allNotes.length > 0 ? { notes: allNotes } : {}) };
+  return { ...metadata, title: raw.title ?? fallback, chapters, ...(allNotes.length > 0 ? { notes: allNotes } : {}) };
 }
 
 function failure(file: string, error: unknown): ParseResult {

@@ -48,9 +48,10 @@ export interface JobContext<P, S> {
   /**
    * Commits one step: `write` (if any) and the job's progress in one write transaction
    * (src/db/transaction.ts, so search documents follow). Throws {@link JobStopped}, committing
-   * nothing, when the job was cancelled meanwhile or the runner is stopping.
+   * nothing, when the job was cancelled meanwhile or the runner is stopping. Remarks `write`
+   * returns are listed with the step's notes.
    */
-  commit(step: JobStep<S>, write?: (tx: Tx) => void): void;
+  commit(step: JobStep<S>, write?: (tx: Tx) => void | readonly JobError[]): void;
 }
 
 export interface FinishedJob<P> {
@@ -234,7 +235,12 @@ export class JobRunner {
         writeTransaction(this.db, (tx) => {
           // Progress first: a cancelled job rolls back before the step's own writes run.
           if (!repo.recordProgress(tx, row.id, progress)) throw new JobStopped();
-          write?.(tx);
+          // Remarks only the write can make (what a re-import changed) are listed like the step's notes.
+          const remarks = write?.(tx) ?? [];
+          if (remarks.length > 0) {
+            nextErrors.push(...remarks.slice(0, Math.max(0, JOB_ERRORS_MAX - nextErrors.length)));
+            repo.recordProgress(tx, row.id, { ...progress, errors: JSON.stringify(nextErrors) });
+          }
         });
         done = progress.done;
         failed = progress.failed;

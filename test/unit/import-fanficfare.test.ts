@@ -5,6 +5,8 @@
 import path from 'node:path';
 import t from 'tap';
 import { parseFile, type ParsedStory } from '../../src/import/parse.js';
+import { chapterTextOf } from '../../src/import/story-input.js';
+import { assembleWork } from '../../src/stories/chapter-text.js';
 import { parseEpub } from '../../src/import/epub.js';
 import { zipOf } from '../helpers/import.js';
 
@@ -14,6 +16,11 @@ async function parsed(name: string): Promise<ParsedStory> {
   const result = await parseFile(path.join(DIR, name), name);
   if ('error' in result) throw new Error(result.error);
   return result.story;
+}
+
+/** The whole work as the story stores it. */
+function whole(story: ParsedStory) {
+  return assembleWork(story.chapters.map(chapterTextOf));
 }
 
 const S1_TITLES = [
@@ -38,14 +45,14 @@ t.test('EPUB 2 and EPUB 3: one chapter per story document, titled as FanFicFare 
     );
     t.equal(story.chapters[1]?.sourceKey, 'http://test1.com?sid=1&chapter=2', 'the chapter URL is its key');
     t.equal(story.chapters[1]?.sourceUrl, 'http://test1.com?sid=1&chapter=2');
-    const whole = story.text.contentPlain ?? '';
-    t.notMatch(whole, /Packaged:|Publisher:|Title Page/, 'no title page in the text');
-    t.notMatch(whole, /Timestamp:/, 'no download time in the text');
+    const plain = whole(story).contentPlain ?? '';
+    t.notMatch(plain, /Packaged:|Publisher:|Title Page/, 'no title page in the text');
+    t.notMatch(plain, /Timestamp:/, 'no download time in the text');
     t.match(story.chapters[1]?.text.contentHtml, /^\s*<div>\s*<h3>Chapter title from site<\/h3>/, "FanFicFare's own chapter heading is the title, the site's heading stays");
     t.notMatch(story.chapters[1]?.text.contentHtml, /fff_chapter_title|Xenos on Cinnabar<\/h3>/);
-    t.equal(story.text.wordCount, 2846, 'the word count is the chapters: 3,070 before (title page, chapter headings and download times counted)');
+    t.equal(whole(story).wordCount, 2846, 'the word count is the chapters: 3,070 before (title page, chapter headings and download times counted)');
     t.equal(
-      story.text.wordCount,
+      whole(story).wordCount,
       story.chapters.reduce((sum, chapter) => sum + chapter.text.wordCount, 0),
     );
     t.match(story, {
@@ -91,14 +98,14 @@ t.test('every author in order; series from calibre or the title page; a title fu
   t.equal((await parsed('test1-s664-markup.epub')).title, "Test Story Title 664tests:[bare amp(&) qt(') amp(&) gt(>) lt(<) ATnT(AT&T) L(£) Onna(女)]");
   const logged = await parsed('test1-s7-toc-log.epub');
   t.equal(logged.chapters.length, 9);
-  t.notMatch(logged.text.contentPlain, /Table of Contents|Update Log/);
-  t.equal(logged.text.wordCount, 2846, '3,219 before: the contents and log pages were counted');
+  t.notMatch(whole(logged).contentPlain, /Table of Contents|Update Log/);
+  t.equal(whole(logged).wordCount, 2846, '3,219 before: the contents and log pages were counted');
   const grown = await parsed('grow-v1.epub');
   t.match(grown, { language: 'en', seriesName: 'The Great Test', volume: 4, uid: 'fanficfare-uid:test1.com-u45-s1000' });
-  t.equal(grown.text.wordCount, 854, '930 before');
+  t.equal(whole(grown).wordCount, 854, '930 before');
   const forty = await parsed('test4-s40.epub');
   t.equal(forty.chapters.length, 40);
-  t.equal(forty.text.wordCount, 11718, '12,147 before');
+  t.equal(whole(forty).wordCount, 11718, '12,147 before');
   t.equal(new Set(forty.chapters.map((chapter) => chapter.sourceKey)).size, 40, 'keys stay unique when the site gives two chapters one address');
 });
 
@@ -114,7 +121,7 @@ t.test("FanFicFare's HTML and TXT outputs give the same chapters and metadata as
     );
     t.match(story, { title: 'Test Story Title 1', authorNames: ['Test Author aa'], sourceUrl: 'http://test1.com?sid=1', status: 'in-progress', seriesName: 'The Great Test', volume: 1 });
     t.same(story.tags, epub.tags, `${name}: the same typed tags`);
-    t.notMatch(story.text.contentPlain, /Timestamp:|TABLE OF CONTENTS|Table of Contents|Packaged:|End file\./);
+    t.notMatch(whole(story).contentPlain, /Timestamp:|TABLE OF CONTENTS|Table of Contents|Packaged:|End file\./);
   }
   const plain = await parseFile(path.join(DIR, 'README.md').replace(/README\.md$/, 'personal-v1.ini'), 'notes.txt');
   t.ok('story' in plain && plain.story.chapters.length === 1, 'a text file that is not FanFicFare output is one chapter');

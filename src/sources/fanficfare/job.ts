@@ -7,8 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ImageStore } from '../../images/store.js';
-import { commitResult } from '../../import/job.js';
+import { commitResult, type ImportDeps } from '../../import/job.js';
 import { ParserPool } from '../../import/parser-pool.js';
 import { jobFolder } from '../../jobs/folders.js';
 import type { JobHandler } from '../../jobs/runner.js';
@@ -26,7 +25,7 @@ export interface FanficfareImportState {
 }
 
 /** The handler: download, parse, write; a failed download fails the job with FanFicFare's own message. */
-export function fanficfareImportHandler(dataDir: string, images: ImageStore, engine: FanficfareEngine): JobHandler<FanficfareImportParams, FanficfareImportState> {
+export function fanficfareImportHandler(dataDir: string, deps: ImportDeps, engine: FanficfareEngine): JobHandler<FanficfareImportParams, FanficfareImportState> {
   return {
     async run(context) {
       if (context.state?.done === true) return;
@@ -37,7 +36,7 @@ export function fanficfareImportHandler(dataDir: string, images: ImageStore, eng
       const parser = new ParserPool();
       try {
         const result = await parser.parseFile(book, path.basename(book), context.signal);
-        await commitResult(context, images, result, { done: true });
+        await commitResult(context, deps, result, { done: true }, { engine: 'fanficfare' });
       } finally {
         await parser.close();
       }

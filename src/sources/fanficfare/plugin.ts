@@ -21,7 +21,7 @@ export const fanficfarePlugin = fp(
     const engine = new FanficfareEngine(app.config.fanficfare, app.config.dataDir);
     app.decorate('fanficfare', engine);
     app.decorate('startFanficfareImport', (rawUrl: string, update: boolean) => startFanficfareImport(engine, app.jobs, app.db, rawUrl, update));
-    app.jobs.register(IMPORT_FANFICFARE_KIND, fanficfareImportHandler(app.config.dataDir, app.images, engine));
+    app.jobs.register(IMPORT_FANFICFARE_KIND, fanficfareImportHandler(app.config.dataDir, { db: app.db, images: app.images }, engine));
   },
   { name: 'storyshelf-fanficfare', fastify: '5.x', dependencies: ['storyshelf-jobs', 'storyshelf-images'] },
 );

@@ -1,0 +1,137 @@
+/**
+ * Writing an imported file's story (docs/decisions.md, "File import"): a new story, or, for a
+ * work the library already holds (the same FanFicFare uid, else the same source URL), an update
+ * of it. Chapters are matched by their source key (FanFicFare's chapter URL) and brought up to
+ * the file's by the same plan a refresh follows (src/import/url/source-merge.ts): new chapters appended,
+ * changed ones replaced (unless the new text is empty or a tenth of the old: kept), a chapter the
+ * file does not have kept as it is (a file may hold only part of a work: it is not marked gone).
+ * What the work says of itself (status, dates, language) follows the file; what the reader may
+ * have edited (title, authors, summary, tags, series, rating, cover) is kept. An update is logged
+ * (`story_updates`, origin `file`), and the work is remembered in `story_sources` (engine `file`,
+ * not followed: a file is matched, never fetched; `fanficfare` when FanFicFare downloaded it).
+ * Runs inside the caller's write transaction; nothing here awaits.
+ */
+import type { Tx } from '../db/open.js';
+import { inlineImagePaths } from '../images/inline-images.js';
+import { nextUpdatedAt, nowIso } from '../lib/clock.js';
+import { planMerge, type FreshChapter, type HeldChapter } from './url/source-merge.js';
+import { insertSource, insertUpdate, sourceOf, storyOfUid } from './url/source-rows.js';
+import * as chapters from '../stories/chapter-repository.js';
+import { appendChapters, reassembleStory } from '../stories/chapter-service.js';
+import type { ChapterText } from '../stories/chapter-text.js';
+import { eq } from 'drizzle-orm';
+import { stories } from '../db/schema.js';
+import { findStoryIdBySourceUrl, findStoryStamp, updateStory, type StoryPatch } from '../stories/repository.js';
+import { insertNewStory } from '../stories/service.js';
+import type { ParsedStory } from './parse.js';
+import { storyInputOf } from './story-input.js';
+
+/** Where the file came from: a file imported by hand, or FanFicFare's download (then the story follows its source). */
+export interface ImportOrigin {
+  engine: 'file' | 'fanficfare';
+}
+
+/** What the write did, for the job's result. */
+export interface ImportWrite {
+  storyId: string;
+  title: string;
+  created: boolean;
+  /** Chapter titles (or "Chapter N") of each kind of change. */
+  added: string[];
+  updated: string[];
+  kept: string[];
+  unchanged: number;
+  /** Inline images the replaced chapters named and no longer do: released after the commit. */
+  released: string[];
+  /** Every inline image the written chapters name: an image this import stored and does not name is discarded. */
+  named: string[];
+}
+
+/** What a work says of itself, which follows the file on a re-import. */
+const WORK_FIELDS = ['status', 'publishedAt', 'sourceUpdatedAt', 'language'] as const;
+
+function findWorkFields(tx: Tx, storyId: string) {
+  return tx.select({ status: stories.status, publishedAt: stories.publishedAt, sourceUpdatedAt: stories.sourceUpdatedAt, language: stories.language }).from(stories).where(eq(stories.id, storyId)).get();
+}
+
+function label(chapter: { title: string }, position: number): string {
+  return chapter.title === '' ? `Chapter ${position}` : chapter.title;
+}
+
+function site(url: string): string {
+  return new URL(url).host;
+}
+
+/** Remembers where the story's work comes from, once (an existing row, from any engine, is left as it is). */
+function rememberSource(tx: Tx, storyId: string, story: ParsedStory, sourceUrl: string | null | undefined, origin: ImportOrigin, now: string): void {
+  if (sourceUrl === undefined || sourceUrl === null || sourceOf(tx, storyId) !== undefined) return;
+  insertSource(tx, { storyId, engine: origin.engine, url: sourceUrl, uid: story.uid ?? null, site: site(sourceUrl), follow: origin.engine === 'fanficfare', createdAt: now });
+}
+
+/** Writes `story` as a new story, or as an update of the one the library holds of the same work. */
+export function writeImportedStory(tx: Tx, story: ParsedStory, origin: ImportOrigin): ImportWrite {
+  const input = storyInputOf(story);
+  const now = nowIso();
+  const fresh = input.chapters as ChapterText[];
+  const existing = (story.uid === undefined ? undefined : storyOfUid(tx, story.uid)) ?? (input.sourceUrl ? findStoryIdBySourceUrl(tx, input.sourceUrl) : undefined);
+  if (existing === undefined) {
+    const storyId = insertNewStory(tx, input, input.title, undefined, now);
+    rememberSource(tx, storyId, story, input.sourceUrl, origin, now);
+    return { storyId, title: input.title, created: true, added: fresh.map(label), updated: [], kept: [], unchanged: 0, released: [], named: fresh.flatMap((chapter) => inlineImagePaths(chapter.contentHtml)) };
+  }
+
+  const stamp = findStoryStamp(tx, existing) as { updatedAt: string };
+  const rows = chapters.loadChapters(tx, existing);
+  let held: HeldChapter[] = rows.map((row) => ({ position: row.index, title: row.title, sourceKey: row.sourceKey, contentPlain: row.contentPlain, sourceGoneAt: row.sourceGoneAt }));
+  let incoming: FreshChapter[] = fresh.map((chapter) => ({ title: chapter.title, sourceKey: chapter.sourceKey ?? '', plainText: chapter.contentPlain }));
+  const keys = new Set(held.map((chapter) => chapter.sourceKey));
+  if (!fresh.some((chapter) => chapter.sourceKey !== null && keys.has(chapter.sourceKey))) {
+    // No key in common (another program's file, or another engine's keys): chapters match by position.
+    held = held.map((chapter) => ({ ...chapter, sourceKey: `#${chapter.position}` }));
+    incoming = incoming.map((chapter, index) => ({ ...chapter, sourceKey: `#${index + 1}` }));
+  }
+  const plan = planMerge(held, incoming);
+  const before = new Map(rows.map((row) => [row.index, row]));
+  const released: string[] = [];
+  for (const { position, index } of plan.updated) {
+    const chapter = fresh[index] as ChapterText;
+    const old = before.get(position);
+    const still = new Set(inlineImagePaths(chapter.contentHtml));
+    released.push(...inlineImagePaths(old?.contentHtml).filter((relPath) => !still.has(relPath)));
+    chapters.updateChapter(tx, existing, position, { ...chapter, sourceKey: chapter.sourceKey ?? old?.sourceKey ?? null }, now);
+  }
+  const added = plan.added.map((index) => fresh[index] as ChapterText);
+  appendChapters(tx, existing, added, now);
+  const changed = plan.updated.length + plan.added.length > 0;
+  if (changed) reassembleStory(tx, existing);
+  const current = findWorkFields(tx, existing);
+  const patch: StoryPatch = {};
+  for (const key of WORK_FIELDS) if (input[key] !== undefined && input[key] !== current?.[key]) Object.assign(patch, { [key]: input[key] });
+  // The stamp moves when the story changed: the EPUB and KOReader's copy follow it.
+  if (changed || Object.keys(patch).length > 0) updateStory(tx, existing, { ...patch, updatedAt: nextUpdatedAt(stamp.updatedAt) });
+  rememberSource(tx, existing, story, input.sourceUrl, origin, now);
+  const result: ImportWrite = {
+    storyId: existing,
+    title: input.title,
+    created: false,
+    added: plan.added.map((index) => label(fresh[index] as ChapterText, rows.length + plan.added.indexOf(index) + 1)),
+    updated: plan.updated.map(({ position, index }) => label(fresh[index] as ChapterText, position)),
+    kept: plan.kept.map(({ position }) => label(before.get(position) as { title: string }, position)),
+    unchanged: fresh.length - plan.added.length - plan.updated.length - plan.kept.length,
+    released,
+    named: [...plan.updated.map(({ index }) => fresh[index] as ChapterText), ...added].flatMap((chapter) => inlineImagePaths(chapter.contentHtml)),
+  };
+  if (changed || result.kept.length > 0) {
+    insertUpdate(tx, { storyId: existing, at: now, origin: 'file', sourceUrl: input.sourceUrl ?? null, details: { added: result.added, updated: result.updated, kept: result.kept, gone: [] } });
+  }
+  return result;
+}
+
+/** The job's sentence on what a write did. */
+export function describeWrite(write: ImportWrite): string {
+  if (write.created) return '';
+  const parts = [`${write.added.length} chapters added`, `${write.updated.length} replaced`, `${write.unchanged} unchanged`];
+  if (write.kept.length > 0) parts.push(`${write.kept.length} kept (the file's text was empty or under a tenth of the old)`);
+  const what = write.added.length + write.updated.length === 0 ? 'already up to date' : 'updated';
+  return `${what}: the story ${write.storyId} ("${write.title}"): ${parts.join(', ')}`;
+}
