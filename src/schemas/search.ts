@@ -88,6 +88,15 @@ export const StorySearchDto = Type.Object({
   snippet: Nullable(
     Type.String({ description: 'Excerpt of the best-matching text: matches in <mark>, everything else HTML-escaped; null for "*"' }),
   ),
+  chapter: Nullable(
+    Type.Object(
+      { index: Type.Integer({ minimum: 1 }), title: Type.String() },
+      {
+        description:
+          "The chapter the snippet's words were found in (1-based, as GET /api/stories/{id}/chapters/{index}); null when they matched the title, summary, description or a name, for \"*\", and on Typesense",
+      },
+    ),
+  ),
 });
 export type StorySearchDto = Static<typeof StorySearchDto>;
 

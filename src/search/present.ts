@@ -28,7 +28,7 @@ export interface StoryHitRow {
 }
 
 /** A search hit as the API shows it (StorySearchDto, docs/decisions.md, "Search"). */
-export function presentStoryHit(row: StoryHitRow, tagNames: string[], snippet: string | null): StorySearchDto {
+export function presentStoryHit(row: StoryHitRow, tagNames: string[], snippet: string | null, chapter: StorySearchDto['chapter'] = null): StorySearchDto {
   return {
     id: row.id,
     title: row.title,
@@ -50,6 +50,7 @@ export function presentStoryHit(row: StoryHitRow, tagNames: string[], snippet: s
     readCount: row.readCount,
     favourite: row.favourite === 1,
     snippet,
+    chapter,
   };
 }
 

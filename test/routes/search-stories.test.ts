@@ -140,6 +140,7 @@ t.test('results carry every StorySearchDto field', async (t) => {
     readCount: 0,
     favourite: false,
     snippet: '<mark>Complete</mark>',
+    chapter: null,
   });
 });
 

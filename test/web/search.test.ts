@@ -222,3 +222,19 @@ t.test('a snippet with any markup but <mark> is escaped whole', async (t) => {
   t.equal(safeSnippet(null), undefined);
   t.equal(safeSnippet(''), undefined);
 });
+
+t.test('a hit in a chapter of a longer work says which chapter; a one-chapter story says none', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  await createStory(ctx, {
+    title: 'Harbour nights',
+    chapters: [
+      { title: 'Dusk', contentHtml: '<p>The lamp was lit.</p>' },
+      { title: `Dawn ${SCRIPT}`, contentHtml: '<p>A cormorant landed.</p>' },
+    ],
+  });
+  await createStory(ctx, { title: 'Inland', contentHtml: '<p>A cormorant inland.</p>' });
+  const res = await ctx.page('/search?q=cormorant');
+  t.equal(res.statusCode, 200);
+  assertNoInjectedMarkup(t, res.body);
+  t.same(parseHtml(res.body).texts('.search-hit__chapter'), [`In chapter 2: Dawn ${SCRIPT}`], 'the title is text');
+});

@@ -211,19 +211,32 @@ export interface SnippetSource {
  * an author, series or tag name), the opening of its summary, body or description, else its title.
  */
 export function buildSnippet(story: SnippetSource, terms: HighlightTerms): string {
+  return placedSnippet(story, terms).snippet;
+}
+
+/**
+ * {@link buildSnippet}, and where in the body (`contentPlain`, UTF-16 offset) its excerpt's first
+ * match is: null when the excerpt came from another field or holds no query word. The hit's
+ * chapter is found from it (./hit-chapter.ts).
+ */
+export function placedSnippet(story: SnippetSource, terms: HighlightTerms): { snippet: string; bodyOffset: number | null } {
   if (terms.words.length > 0) {
     const matcher = matcherFor(terms);
     let best: Excerpt | undefined;
-    for (const text of [story.summary, story.description, story.contentPlain, story.title]) {
+    let fromBody = false;
+    for (const [text, isBody] of [[story.summary, false], [story.description, false], [story.contentPlain, true], [story.title, false]] as const) {
       if (text === null || text === '') continue;
       const excerpt = bestExcerpt(text, matcher);
-      if (excerpt !== undefined && (best === undefined || excerpt.score > best.score)) best = excerpt;
+      if (excerpt !== undefined && (best === undefined || excerpt.score > best.score)) {
+        best = excerpt;
+        fromBody = isBody;
+      }
       if (best !== undefined && Math.floor(best.score / 1000) === matcher.distinct) break;
     }
-    if (best !== undefined) return render(best, matcher);
+    if (best !== undefined) return { snippet: render(best, matcher), bodyOffset: fromBody ? best.from : null };
   }
   for (const text of [story.summary, story.contentPlain, story.description]) {
-    if (text !== null && text.trim() !== '') return render({ text, from: 0, to: 0 }, undefined);
+    if (text !== null && text.trim() !== '') return { snippet: render({ text, from: 0, to: 0 }, undefined), bodyOffset: null };
   }
-  return escapeHtml(story.title);
+  return { snippet: escapeHtml(story.title), bodyOffset: null };
 }

@@ -14,7 +14,8 @@ import { presentStoryHit, type StoryHitRow } from '../present.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
 import { correctQuery } from './corrections.js';
 import { emptyFacets, searchFacets } from './facets.js';
-import { buildSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
+import { placedSnippet, SNIPPET_SOURCE_CHARS } from './snippet.js';
+import { chapterAtOffset } from './hit-chapter.js';
 import { isFiltered, planParams, planStorySearch, type SearchFilter } from './story-plans.js';
 import { defineStatements, defineStatementShapes, sqliteClient } from '../../db/statements.js';
 
@@ -168,10 +169,13 @@ function presentPage(client: Database.Database, seqs: readonly number[], parsed:
   for (const seq of seqs) {
     const row = bySeq.get(seq);
     if (row === undefined) continue;
-    const snippet = withText
-      ? buildSnippet({ title: row.title, summary: row.summary, description: row.description ?? null, contentPlain: row.contentPlain ?? null }, parsed)
-      : null;
-    results.push(presentStoryHit(row, tags.get(seq) ?? [], snippet));
+    if (!withText) {
+      results.push(presentStoryHit(row, tags.get(seq) ?? [], null));
+      continue;
+    }
+    const placed = placedSnippet({ title: row.title, summary: row.summary, description: row.description ?? null, contentPlain: row.contentPlain ?? null }, parsed);
+    const chapter = placed.bodyOffset === null ? null : chapterAtOffset(client, row.id, placed.bodyOffset);
+    results.push(presentStoryHit(row, tags.get(seq) ?? [], placed.snippet, chapter));
   }
   return results;
 }

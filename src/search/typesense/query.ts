@@ -226,6 +226,8 @@ export function storySearchPage(
     readCount: doc.readCount ?? 0,
     favourite: doc.favourite ?? false,
     snippet: parsed.matchAll ? null : snippetFromHighlights(doc, highlights ?? [], tags),
+    // Typesense indexes the whole work as one field: where its highlight falls is not kept (docs/decisions.md, "Search").
+    chapter: null,
   }));
   const page: StorySearchPage = { results, totalHits: result.found, page: request.page, perPage: request.size };
   if (request.facets === true) page.facets = facetsFrom(result.facet_counts);

@@ -19,6 +19,8 @@ export interface SearchHitView {
   rating: string | undefined;
   /** HTML: the engine's snippet, escaped around `<mark>` (checked by `safeSnippet`), or undefined. */
   snippetHtml: string | undefined;
+  /** "In chapter 3: Dawn" when the words were found in a chapter of a work of several, else undefined. */
+  chapter: string | undefined;
 }
 
 export interface PageLinkView {
@@ -102,6 +104,7 @@ function hitView(hit: StorySearchDto): SearchHitView {
     tags: hit.tagNames.map((name) => ({ href: tagHref(name), label: name })),
     rating: hit.rating === null ? undefined : `${hit.rating} of 5`,
     snippetHtml: safeSnippet(hit.snippet),
+    chapter: hit.chapter === null || (hit.chapter.index === 1 && hit.chapter.title === '') ? undefined : `In chapter ${hit.chapter.index}${hit.chapter.title === '' ? '' : `: ${hit.chapter.title}`}`,
   };
 }
 
