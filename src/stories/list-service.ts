@@ -12,6 +12,7 @@ import { findTagByName } from '../tags/repository.js';
 import { pageWindow, sortDirection } from '../lib/pagination.js';
 import { jsonPage, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryListQuery } from '../schemas/story.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 import {
   countFilteredStories,
   countStories,
@@ -81,8 +82,9 @@ export interface StoryCardPage {
 
 /** The filter as the API's scope when it is one (all, one author, one tag), so it pages down that index. */
 function scopeOf(filter: StoryFilter): StoryScope | undefined {
-  const { authorId, seriesId, tagId, minRating } = filter;
-  if (seriesId !== undefined || minRating !== undefined || (authorId !== undefined && tagId !== undefined)) return undefined;
+  const { authorId, seriesId, tagId, minRating, readingStatus, favourite } = filter;
+  if (seriesId !== undefined || minRating !== undefined || readingStatus !== undefined || favourite !== undefined) return undefined;
+  if (authorId !== undefined && tagId !== undefined) return undefined;
   if (authorId !== undefined) return { kind: 'author', authorId };
   if (tagId !== undefined) return { kind: 'tag', tagId };
   return { kind: 'all' };
@@ -158,6 +160,8 @@ export interface StoryFilterQuery {
   series?: string;
   tag?: string;
   minRating?: number;
+  readingStatus?: ReadingStatus;
+  favourite?: boolean;
 }
 
 /** The filter the query asks for, with the names to show; an unknown author, series or tag is one 400 naming each field. */
@@ -174,7 +178,14 @@ export function resolveStoryFilter(
   if (query.tag !== undefined && tag === undefined) details.tag = 'no tag has this name';
   if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
   return {
-    filter: { authorId: author?.id, seriesId: found?.id, tagId: tag?.id, minRating: query.minRating },
+    filter: {
+      authorId: author?.id,
+      seriesId: found?.id,
+      tagId: tag?.id,
+      minRating: query.minRating,
+      readingStatus: query.readingStatus,
+      favourite: query.favourite,
+    },
     authorName: author?.name,
     seriesName: found?.name,
     tagName: tag?.name,

@@ -24,6 +24,7 @@ import type { Db } from '../db/open.js';
 import { authors, series, stories, storyTags, tags } from '../db/schema.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { StorySortKey } from '../schemas/story.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 import { defineStatements, defineStatementShapes } from '../db/statements.js';
 
 /** Which stories a list covers: all of them, one author's, or one tag's. */
@@ -361,14 +362,17 @@ export function seriesStoryIds(db: Db, seriesId: string): string[] {
 /**
  * The library's combined filters (docs/decisions.md, "Browse pages"): every one given must hold.
  * A single author or tag alone is a {@link StoryScope} and pages down its index like the API;
- * these combinations start from the narrowest index (author, series or tag id, or the rating
- * index for a minimum rating) and sort what they find.
+ * these combinations start from the narrowest index (author, series or tag id, the rating
+ * index for a minimum rating, the reading-status or favourite index) and sort what they find.
  */
 export interface StoryFilter {
   authorId?: string;
   seriesId?: string;
   tagId?: string;
   minRating?: number;
+  /** The reader's filters (docs/decisions.md, "Reading status"), each read from its own index. */
+  readingStatus?: ReadingStatus;
+  favourite?: boolean;
 }
 
 function filterConditions(filter: StoryFilter): SQL | undefined {
@@ -377,6 +381,8 @@ function filterConditions(filter: StoryFilter): SQL | undefined {
     filter.seriesId === undefined ? undefined : eq(stories.seriesId, filter.seriesId),
     filter.tagId === undefined ? undefined : sql`${stories.id} IN (SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${filter.tagId})`,
     filter.minRating === undefined ? undefined : gte(stories.rating, filter.minRating),
+    filter.readingStatus === undefined ? undefined : eq(stories.readingStatus, filter.readingStatus),
+    filter.favourite === undefined ? undefined : eq(stories.favourite, filter.favourite),
   );
 }
 

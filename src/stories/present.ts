@@ -1,5 +1,6 @@
 import type { ReadingProgressRow } from '../db/schema.js';
 import type { ReadingProgressDto } from '../schemas/reading-progress.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 
 /**
  * A story as the API shows it (docs/api.md, "Fields › Story"; the `StoryDto` schema): every field
@@ -103,7 +104,9 @@ export const STORY_CARD_JSON_SQL = `json_object(
   'seriesId', s.series_id,
   'seriesName', se.name,
   'tags', json(${STORY_TAG_NAMES_SQL}),
-  'createdAt', s.created_at
+  'createdAt', s.created_at,
+  'readingStatus', s.reading_status,
+  'favourite', json(CASE WHEN s.favourite THEN 'true' ELSE 'false' END)
 )`;
 
 /** A story card: {@link STORY_CARD_JSON_SQL} parsed. */
@@ -120,4 +123,7 @@ export interface StoryCard {
   seriesName: string | null;
   tags: string[];
   createdAt: string;
+  /** The reader's status and mark, shown as badges (docs/decisions.md, "Reading status"). */
+  readingStatus: ReadingStatus | null;
+  favourite: boolean;
 }

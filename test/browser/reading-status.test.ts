@@ -1,7 +1,8 @@
 /**
  * The story page's reading-status and favourite controls in Chromium (docs/decisions.md,
  * "Reading status"): set with the mouse and the keyboard through htmx-boosted forms, no CSP
- * report or page error, and axe-clean in every theme with every state shown.
+ * report or page error, and axe-clean in every theme with every state shown, on the story page and
+ * on the library filtered by them.
  */
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
@@ -53,7 +54,7 @@ t.test('status and favourite set from the story page, with htmx, and the page sa
   t.same(problems, [], 'no CSP report, blocked request or page error');
 });
 
-t.test('axe in every theme on the story page with each state shown; 320 px without horizontal scroll', async (t) => {
+t.test('axe in every theme on the story page with each state shown and the library filtered by them; 320 px without horizontal scroll', async (t) => {
   const ctx = await buildTestApp(t);
   const origin = await serveOnLan(ctx.app);
   const plain = await createStory(ctx, { title: 'No status yet' });
@@ -62,6 +63,12 @@ t.test('axe in every theme on the story page with each state shown; 320 px witho
   await ctx.put(`/api/stories/${read.id}/favourite`, { favourite: true });
   const { page, problems } = await watchedPage(t, browser, origin);
   await logIn(page, origin, '/');
-  await expectAccessiblePages(t, page, origin, [`/stories/${plain.id}`, `/stories/${read.id}?status=1&favourite=1`]);
+  await ctx.put(`/api/stories/${plain.id}/reading-status`, { status: 'want-to-read' });
+  await expectAccessiblePages(t, page, origin, [
+    `/stories/${plain.id}`,
+    `/stories/${read.id}?status=1&favourite=1`,
+    '/library?readingStatus=finished&favourite=true',
+    '/library?view=list',
+  ]);
   t.same(problems, []);
 });

@@ -77,3 +77,44 @@ t.test('the favourite form marks and unmarks; a cross-site post is refused', asy
   t.equal(foreign.statusCode, 403, 'a cross-site form post is refused');
   t.equal(findReadingState(ctx.app.db, story.id)?.favourite, false);
 });
+
+t.test('the library filters by reading status and favourites, keeps them across pages, and badges the cards', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  const ids: Record<string, string> = {};
+  for (const title of ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']) ids[title] = (await createStory(ctx, { title, tagNames: ['mine'] })).id;
+  await ctx.put(`/api/stories/${ids.Alpha}/reading-status`, { status: 'reading' });
+  await ctx.put(`/api/stories/${ids.Bravo}/reading-status`, { status: 'reading' });
+  await ctx.put(`/api/stories/${ids.Charlie}/reading-status`, { status: 'finished' });
+  for (const title of ['Bravo', 'Delta']) await ctx.put(`/api/stories/${ids[title]}/favourite`, { favourite: true });
+  const titles = async (url: string) => parseHtml((await ctx.page(url)).body).texts('.story-card .card-title');
+
+  t.same(await titles('/library?readingStatus=reading&sortBy=title&sortDir=asc'), ['Alpha', 'Bravo']);
+  t.same(await titles('/library?favourite=true&sortBy=title&sortDir=asc'), ['Bravo', 'Delta']);
+  t.same(await titles('/library?readingStatus=reading&favourite=true'), ['Bravo'], 'both');
+  t.same(await titles('/library?readingStatus=reading&tag=mine&minRating='), ['Bravo', 'Alpha'], 'with a tag, newest first; a blank field filters nothing');
+  t.same(await titles('/library?favourite=false&sortBy=title&sortDir=asc'), ['Alpha', 'Charlie', 'Echo'], 'favourite=false: the others');
+  t.same(await titles('/library?readingStatus=abandoned'), [], 'none abandoned');
+  t.match(parseHtml((await ctx.page('/library?readingStatus=abandoned')).body).text('.empty'), /No story matches these filters/);
+
+  const paged = parseHtml((await ctx.page('/library?readingStatus=reading&favourite=true&size=1')).body);
+  t.equal(paged.attr('#library-status option[selected]', 'value'), 'reading', 'the form shows the status chosen');
+  t.equal(paged.all('#library-favourite[checked]').length, 1, 'and the box ticked');
+  t.equal(paged.all('#library-status option').length, 6, 'any status, then the five');
+  t.match(paged.all('.view-toggle a')[1]?.attribs.href, /readingStatus=reading&favourite=true/, 'the layout link keeps the filters');
+  const first = parseHtml((await ctx.page('/library?readingStatus=reading&size=1')).body);
+  t.match(first.attr('.pager a[rel="next"]', 'href'), /readingStatus=reading/, 'and so do the page links');
+
+  const list = parseHtml((await ctx.page('/library?readingStatus=reading&favourite=true&size=1&view=list')).body);
+  t.match(list.text('.story-table tbody'), /Reading/);
+  const grid = parseHtml((await ctx.page('/library?sortBy=title&sortDir=asc')).body);
+  t.same(grid.texts('.story-card .card-reader'), ['Reading', '★ Favourite Reading', 'Finished', '★ Favourite'], 'badges on the cards that have a status or the mark');
+
+  for (const [query, field] of [
+    ['readingStatus=done', 'readingStatus'],
+    ['favourite=maybe', 'favourite'],
+  ] as const) {
+    const bad = await ctx.page(`/library?${query}`);
+    t.equal(bad.statusCode, 400, `${query}: 400`);
+    t.match(bad.body, field);
+  }
+});

@@ -4,6 +4,7 @@ import { getAuthor } from '../../authors/service.js';
 import { getSeries } from '../../series/service.js';
 import { IdParams, PageQuery, Rating, Uuid, sortedPageQuery } from '../../schemas/common.js';
 import { STORY_SORT_KEYS } from '../../schemas/story.js';
+import { ReadingStatus } from '../../schemas/reading-status.js';
 import { countStories } from '../../stories/page-queries.js';
 import { resolveStoryFilter, seriesStoryCards, storyCardPage, tagStoryCardPage } from '../../stories/list-service.js';
 import { READING_STATUSES } from '../../schemas/reading-status.js';
@@ -24,6 +25,8 @@ const LibraryQuery = sortedPageQuery(STORY_SORT_KEYS, {
   series: Type.Optional(Uuid),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   minRating: Type.Optional(Rating),
+  readingStatus: Type.Optional(ReadingStatus),
+  favourite: Type.Optional(Type.Boolean()),
   select: Type.Optional(Type.Literal('1')),
 });
 

@@ -10,6 +10,8 @@ import type { StoryCard } from '../../stories/present.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
 import { outsideLink, tagHref, type OutsideLink } from '../layout/links.js';
 import type { PageModel } from '../render.js';
+import { READING_STATUS_CHOICES, readingStatusLabel } from '../reading-status.js';
+import type { ReadingStatus } from '../../schemas/reading-status.js';
 
 export interface Link {
   href: string;
@@ -36,6 +38,9 @@ export interface CardView {
   words: string;
   /** The reading progress in whole percent (continue reading only). */
   percent: number | undefined;
+  /** "Reading", "Finished", …, or '' without a status. */
+  status: string;
+  favourite: boolean;
 }
 
 function coverOf(path: string | null): Cover | undefined {
@@ -58,6 +63,8 @@ export function cardView(card: StoryCard, progress?: number): CardView {
     rating: card.rating === null ? '' : `${card.rating}/5`,
     words: `${NUMBER.format(card.wordCount)} ${card.wordCount === 1 ? 'word' : 'words'}`,
     percent: progress === undefined ? undefined : Math.round(progress * 100),
+    status: readingStatusLabel(card.readingStatus),
+    favourite: card.favourite,
   };
 }
 
@@ -124,6 +131,8 @@ export interface LibraryQuery {
   series?: string;
   tag?: string;
   minRating?: number;
+  readingStatus?: ReadingStatus;
+  favourite?: boolean;
   /** `1`: the select mode, checkboxes on the cards and the bulk edit's form. */
   select?: '1';
 }
@@ -149,6 +158,10 @@ export interface LibraryView extends PageModel {
   sortOptions: Option[];
   dirOptions: Option[];
   ratingOptions: Option[];
+  /** Any status, then each one (docs/decisions.md, "Reading status"). */
+  statusOptions: Option[];
+  /** The "Favourites only" box is ticked. */
+  favouritesOnly: boolean;
   /** The tag filter's text. */
   tag: string;
   /** Filters set by id (author, series): shown with a link that drops them, kept in the form as hidden fields. */
@@ -186,6 +199,8 @@ export function libraryView(
     author: query.author,
     series: query.series,
     minRating: query.minRating,
+    readingStatus: query.readingStatus,
+    favourite: query.favourite === undefined ? undefined : String(query.favourite),
     size: query.size === 20 ? undefined : query.size,
     select: query.select,
   };
@@ -205,12 +220,23 @@ export function libraryView(
       { value: '', label: 'Any rating', selected: query.minRating === undefined },
       ...[5, 4, 3, 2, 1].map((n) => ({ value: String(n), label: n === 5 ? '5 stars' : `${n}+ stars`, selected: query.minRating === n })),
     ],
+    statusOptions: [
+      { value: '', label: 'Any status', selected: query.readingStatus === undefined },
+      ...READING_STATUS_CHOICES.map(({ value, label }) => ({ value, label, selected: query.readingStatus === value })),
+    ],
+    favouritesOnly: query.favourite === true,
     tag: query.tag ?? '',
     chips,
     gridHref: urlWith('/library', { ...kept, view: undefined, page: query.page || undefined }),
     listHref: urlWith('/library', { ...kept, view: 'list', page: query.page || undefined }),
     pager: pagerView(query.page, query.size, total, (page) => urlWith('/library', { ...kept, page: page || undefined })),
-    filtered: query.author !== undefined || query.series !== undefined || query.tag !== undefined || query.minRating !== undefined,
+    filtered:
+      query.author !== undefined ||
+      query.series !== undefined ||
+      query.tag !== undefined ||
+      query.minRating !== undefined ||
+      query.readingStatus !== undefined ||
+      query.favourite !== undefined,
     emptyLibrary,
     bulk: query.select === '1' && bulk !== undefined ? { ...bulk, back: urlWith('/library', { ...kept, page: query.page || undefined }) } : undefined,
     selectHref: urlWith('/library', { ...kept, page: query.page || undefined, select: query.select === '1' ? undefined : '1' }),
