@@ -69,11 +69,11 @@ export const STORY_JSON_JOINS = 'LEFT JOIN authors a ON a.id = s.author_id LEFT 
 
 /**
  * A story's reading progress as the API shows it (`ReadingProgressDto`, docs/decisions.md,
- * "Reading progress"): without a saved row, progress 0 and `position` and `updatedAt` null.
+ * "Reading progress"): without a saved row, progress 0 and `position`, `chapter` and `updatedAt` null.
  */
-export function presentProgress(storyId: string, row: Omit<ReadingProgressRow, 'chapter'> | undefined): ReadingProgressDto {
-  if (row === undefined) return { storyId, progress: 0, position: null, updatedAt: null };
-  return { storyId, progress: row.progress, position: row.position, updatedAt: row.updatedAt };
+export function presentProgress(storyId: string, row: ReadingProgressRow | undefined): ReadingProgressDto {
+  if (row === undefined) return { storyId, progress: 0, position: null, chapter: null, updatedAt: null };
+  return { storyId, progress: row.progress, position: row.position, chapter: row.chapter, updatedAt: row.updatedAt };
 }
 
 /**
@@ -106,7 +106,8 @@ export const STORY_CARD_JSON_SQL = `json_object(
   'tags', json(${STORY_TAG_NAMES_SQL}),
   'createdAt', s.created_at,
   'readingStatus', s.reading_status,
-  'favourite', json(CASE WHEN s.favourite THEN 'true' ELSE 'false' END)
+  'favourite', json(CASE WHEN s.favourite THEN 'true' ELSE 'false' END),
+  'chapterCount', s.chapter_count
 )`;
 
 /** A story card: {@link STORY_CARD_JSON_SQL} parsed. */
@@ -126,4 +127,5 @@ export interface StoryCard {
   /** The reader's status and mark, shown as badges (docs/decisions.md, "Reading status"). */
   readingStatus: ReadingStatus | null;
   favourite: boolean;
+  chapterCount: number;
 }

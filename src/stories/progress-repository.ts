@@ -72,15 +72,15 @@ export function startedStoryIds(db: Db, limit: number): string[] {
     .map((row) => row.storyId);
 }
 
-/** The saved progress of each of these stories that has one, by story id: one statement for the lot. */
-export function findProgressOf(db: Db, storyIds: readonly string[]): Map<string, number> {
+/** The saved progress (and chapter) of each of these stories that has one, by story id: one statement for the lot. */
+export function findProgressOf(db: Db, storyIds: readonly string[]): Map<string, { progress: number; chapter: number | null }> {
   if (storyIds.length === 0) return new Map();
   const rows = db
-    .select({ storyId: readingProgress.storyId, progress: readingProgress.progress })
+    .select({ storyId: readingProgress.storyId, progress: readingProgress.progress, chapter: readingProgress.chapter })
     .from(readingProgress)
     .where(inArray(readingProgress.storyId, [...storyIds]))
     .all();
-  return new Map(rows.map((row) => [row.storyId, row.progress]));
+  return new Map(rows.map((row) => [row.storyId, { progress: row.progress, chapter: row.chapter }]));
 }
 
 /** The most recently saved progress row among these stories, or undefined when none has one (KOReader sync: which story of a book was read last). */

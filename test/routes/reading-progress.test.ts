@@ -36,7 +36,7 @@ t.test('a story never read answers progress 0, position null, updatedAt null', a
   const story = await createStory(ctx);
   const res = await ctx.get(progressUrl(story.id));
   t.equal(res.statusCode, 200);
-  t.same(res.json(), { storyId: story.id, progress: 0, position: null, updatedAt: null });
+  t.same(res.json(), { storyId: story.id, progress: 0, position: null, chapter: null, updatedAt: null });
   assertMatches(t, ReadingProgressDto, res.json());
 });
 
@@ -209,7 +209,7 @@ t.test("deleting a story deletes its progress and takes it off continue-reading"
 t.test('the service functions pages call: getProgress and saveProgress', async (t) => {
   const ctx = await buildTestApp(t);
   const story = await createStory(ctx);
-  t.same(getProgress(ctx.app.db, story.id), { storyId: story.id, progress: 0, position: null, updatedAt: null });
+  t.same(getProgress(ctx.app.db, story.id), { storyId: story.id, progress: 0, position: null, chapter: null, updatedAt: null });
   const saved = saveProgress(ctx.app.db, story.id, { progress: 0.75, position: '42' });
   t.same(getProgress(ctx.app.db, story.id), saved);
   t.same((await ctx.get(progressUrl(story.id))).json(), saved, 'the API sees what the page saved');
@@ -241,7 +241,7 @@ t.test('a library from before reading progress (migrations up to 0010) migrates 
   closeDatabase(db);
 
   const ctx = await buildTestApp(t, { DATA_DIR: dataDir });
-  t.same((await ctx.get(progressUrl(id))).json(), { storyId: id, progress: 0, position: null, updatedAt: null }, 'an old story has no progress yet');
+  t.same((await ctx.get(progressUrl(id))).json(), { storyId: id, progress: 0, position: null, chapter: null, updatedAt: null }, 'an old story has no progress yet');
   t.equal((await save(ctx, id, 0.5, 'p1')).progress, 0.5, 'and can be given some');
   t.same(await continueIds(ctx), [id]);
   t.equal((await ctx.get(`/api/stories/${id}`)).json().updatedAt, now, 'the story is as it was');

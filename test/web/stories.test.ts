@@ -238,9 +238,9 @@ t.test('unknown ids are a 404 page, malformed ids a 400 page, logged out a login
 
 t.test('read label', async (t) => {
   t.equal(readLabel(undefined), 'Read');
-  t.equal(readLabel({ storyId: MISSING_ID, progress: 0, position: null, updatedAt: null }), 'Read');
-  t.equal(readLabel({ storyId: MISSING_ID, progress: 0.427, position: '3', updatedAt: '2024-01-01T00:00:00.000Z' }), 'Continue (42 %)');
-  t.equal(readLabel({ storyId: MISSING_ID, progress: 1, position: '3', updatedAt: '2024-01-01T00:00:00.000Z' }), 'Read again');
+  t.equal(readLabel({ storyId: MISSING_ID, progress: 0, position: null, chapter: null, updatedAt: null }), 'Read');
+  t.equal(readLabel({ storyId: MISSING_ID, progress: 0.427, position: '3', chapter: null, updatedAt: '2024-01-01T00:00:00.000Z' }), 'Continue (42 %)');
+  t.equal(readLabel({ storyId: MISSING_ID, progress: 1, position: '3', chapter: null, updatedAt: '2024-01-01T00:00:00.000Z' }), 'Read again');
 });
 
 t.test('the story page offers its EPUB, and the link downloads the book with the login cookie', async (t) => {
