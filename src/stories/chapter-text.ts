@@ -41,6 +41,11 @@ export function deriveChapter(raw: RawChapter): ChapterText {
 /** The fields of a chapter the whole work is made of. */
 export type WorkPart = Pick<ChapterText, 'title' | 'contentHtml' | 'contentPlain' | 'wordCount'>;
 
+/** One chapter as the whole work holds it: under `<h2>` with its escaped title, or as it is when untitled (the reader's chapter page shows the same). */
+export function chapterWithHeading(chapter: Pick<WorkPart, 'title' | 'contentHtml'>): string {
+  return chapter.title === '' ? chapter.contentHtml : `<h2>${escapeXml(chapter.title)}</h2>\n${chapter.contentHtml}`;
+}
+
 /**
  * The story's `contentHtml`, `contentPlain` and `wordCount`: its chapters in order, each under an
  * `<h2>` heading with its title (an untitled chapter has none). One untitled chapter is the
@@ -56,7 +61,7 @@ export function assembleWork(chapters: readonly WorkPart[]): StoryText {
     if (only.contentHtml === '') return { contentHtml: null, contentPlain: null, wordCount };
     return { contentHtml: only.contentHtml, contentPlain: only.contentPlain, wordCount };
   }
-  const html = chapters.map((chapter) => (chapter.title === '' ? chapter.contentHtml : `<h2>${escapeXml(chapter.title)}</h2>\n${chapter.contentHtml}`));
+  const html = chapters.map(chapterWithHeading);
   const plain = chapters.map((chapter) => (chapter.title === '' ? chapter.contentPlain : `${chapter.title}\n\n${chapter.contentPlain}`));
   return { contentHtml: html.join('\n'), contentPlain: plain.join('\n\n'), wordCount };
 }

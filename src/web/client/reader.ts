@@ -1,9 +1,17 @@
-// The reader (src/web/stories/reader.eta): saves the reading position as you read and restores it
-// on any device, applies the text settings live, and adds `[` / `]` for the previous and next
-// volume. Without this module the page still reads, the settings form posts, and the series links
-// work (docs/decisions.md, "Story page and reader").
+// The reader (src/web/stories/reader.eta): saves the reading position (chapter, paragraph and the
+// whole work's fraction) as you read and restores it on any device, applies the text settings
+// live, and adds the left/right arrow keys for the previous and next chapter and `[` / `]` for the
+// previous and next volume. Without this module the page still reads, the settings form posts,
+// and the chapter and series links work (docs/decisions.md, "Story page and reader").
 
 const SAVE_DELAY_MS = 1000;
+/** The keys that follow a link: chapters by the arrows, volumes of a series by brackets. */
+const KEYS: Record<string, string> = {
+  ArrowLeft: '[data-reader-chapter-prev]',
+  ArrowRight: '[data-reader-chapter-next]',
+  '[': '[data-reader-prev]',
+  ']': '[data-reader-next]',
+};
 let stop: (() => void) | undefined;
 
 function start(root: HTMLElement): void {
@@ -21,14 +29,25 @@ function start(root: HTMLElement): void {
   const blocks = (): Element[] => (text === null ? [] : Array.from(text.children));
   const top = (element: Element): number => element.getBoundingClientRect().top + window.scrollY;
 
-  // 0 with the text's top at the top of the window, 1 with its end at the bottom.
-  function current(): { progress: number; position: string | null } {
-    if (text === null) return { progress: 0, position: null };
-    const span = text.offsetHeight - window.innerHeight;
-    const raw = span <= 0 ? 1 : (window.scrollY - top(text)) / span;
-    const progress = Math.round(Math.min(1, Math.max(0, raw)) * 10000) / 10000;
-    const index = blocks().findIndex((block) => block.getBoundingClientRect().bottom > 0);
-    return { progress, position: index < 0 ? null : String(index) };
+  const chapter = Number(root.dataset.chapter ?? '1') || 1;
+  const wordsBefore = Number(root.dataset.wordsBefore ?? '0') || 0;
+  const chapterWords = Number(root.dataset.chapterWords ?? '0') || 0;
+  const totalWords = Number(root.dataset.totalWords ?? '0') || 0;
+
+  // Within the chapter: 0 with the text's top at the top of the window, 1 with its end at the
+  // bottom; `progress` is that place as a fraction of the whole work, by the chapters' word counts.
+  function current(): { progress: number; position: string | null; chapter: number } {
+    let within = 0;
+    let position: string | null = null;
+    if (text !== null) {
+      const span = text.offsetHeight - window.innerHeight;
+      const raw = span <= 0 ? 1 : (window.scrollY - top(text)) / span;
+      within = Math.min(1, Math.max(0, raw));
+      const index = blocks().findIndex((block) => block.getBoundingClientRect().bottom > 0);
+      position = index < 0 ? null : String(index);
+    }
+    const whole = totalWords > 0 ? (wordsBefore + within * chapterWords) / totalWords : within;
+    return { progress: Math.round(Math.min(1, Math.max(0, whole)) * 10000) / 10000, position, chapter };
   }
 
   function save(leaving: boolean): void {
@@ -82,8 +101,13 @@ function start(root: HTMLElement): void {
     (event) => {
       const target = event.target as HTMLElement | null;
       if (event.altKey || event.ctrlKey || event.metaKey || target?.closest('input, select, textarea, [contenteditable]')) return;
-      const link = root.querySelector<HTMLAnchorElement>(event.key === '[' ? '[data-reader-prev]' : event.key === ']' ? '[data-reader-next]' : ':not(*)');
-      if (link !== null) link.click();
+      if (event.shiftKey && event.key.startsWith('Arrow')) return;
+      const selector = KEYS[event.key];
+      const link = selector === undefined ? null : root.querySelector<HTMLAnchorElement>(selector);
+      if (link !== null) {
+        event.preventDefault();
+        link.click();
+      }
     },
     { signal },
   );
@@ -110,6 +134,15 @@ function start(root: HTMLElement): void {
     stop = undefined;
   };
   restore();
+  // Opening a chapter other than the saved one (by its link, the contents or a key) is reading
+  // it: saved even if it fits the window and is never scrolled.
+  if (root.dataset.savedHere === 'false') {
+    const opened = window.setTimeout(() => {
+      moved = true;
+      save(false);
+    }, SAVE_DELAY_MS);
+    signal.addEventListener('abort', () => window.clearTimeout(opened));
+  }
 }
 
 function init(): void {

@@ -11,10 +11,10 @@ export interface HomeView extends PageModel {
   emptyLibrary: boolean;
 }
 
-export function homeView(reading: Array<{ card: StoryCard; progress: number }>, recent: StoryCard[], topRated: StoryCard[]): HomeView {
+export function homeView(reading: Array<{ card: StoryCard; progress: number; chapter: number | null }>, recent: StoryCard[], topRated: StoryCard[]): HomeView {
   return {
     title: 'Welcome',
-    continueReading: reading.map(({ card, progress }) => cardView(card, progress)),
+    continueReading: reading.map(({ card, progress, chapter }) => cardView(card, progress, chapter)),
     recent: recent.map((card) => cardView(card)),
     topRated: topRated.map((card) => cardView(card)),
     emptyLibrary: recent.length === 0,

@@ -41,6 +41,8 @@ export interface CardView {
   /** "Reading", "Finished", …, or '' without a status. */
   status: string;
   favourite: boolean;
+  /** "Continue at chapter 12", linking to it (continue reading, in a story of several chapters). */
+  continueAt: Link | undefined;
 }
 
 function coverOf(path: string | null): Cover | undefined {
@@ -50,7 +52,7 @@ function coverOf(path: string | null): Cover | undefined {
 
 const NUMBER = new Intl.NumberFormat('en');
 
-export function cardView(card: StoryCard, progress?: number): CardView {
+export function cardView(card: StoryCard, progress?: number, chapter: number | null = null): CardView {
   const volume = card.volume === null ? '' : ` #${card.volume}`;
   return {
     id: card.id,
@@ -65,6 +67,10 @@ export function cardView(card: StoryCard, progress?: number): CardView {
     percent: progress === undefined ? undefined : Math.round(progress * 100),
     status: readingStatusLabel(card.readingStatus),
     favourite: card.favourite,
+    continueAt:
+      chapter === null || card.chapterCount <= 1
+        ? undefined
+        : { href: `/stories/${card.id}/read/${Math.min(chapter, card.chapterCount)}`, text: `Continue at chapter ${Math.min(chapter, card.chapterCount)}` },
   };
 }
 

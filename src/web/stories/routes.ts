@@ -1,10 +1,14 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ChapterParams, type ChapterMetaDto } from '../../schemas/chapter.js';
+import { getChapter, listChapters } from '../../stories/chapter-service.js';
+import { storyCards } from '../../stories/list-service.js';
+import { storyNotFound } from '../../stories/errors.js';
 import { BadRequest } from '../../errors.js';
 import { IdParams } from '../../schemas/common.js';
 import type { StoryDto } from '../../schemas/story.js';
 import { volumeNeighbours } from '../../series/repository.js';
 import { changeStory, deleteStory, getStoryDto, rateStory } from '../../stories/service.js';
-import { getProgress } from '../../stories/progress-service.js';
+import { chapterToOpen, getProgress } from '../../stories/progress-service.js';
 import { changeFavourite, changeReadingStatus, getReadingState } from '../../stories/reading-status.js';
 import { READING_STATUSES } from '../../schemas/reading-status.js';
 import type { Db } from '../../db/open.js';
@@ -14,7 +18,7 @@ import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
 import { storyHref } from '../layout/links.js';
 import { sendStory } from '../../send/service.js';
-import { deleteView, readerStateView, readerView, sendFormView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
+import { chapterReadHref, deleteView, readerStateView, readerView, sendFormView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
 
 const STORY = template<StoryPageView>('stories/story');
 const READER = template<ReaderView>('stories/reader');
@@ -23,7 +27,7 @@ const DELETE = template<DeleteView>('stories/delete');
 /** A year, like the theme: a preference, not a secret. */
 const READER_COOKIE_SECONDS = 365 * 24 * 60 * 60;
 
-function neighboursOf(db: Db, story: StoryDto): Neighbours {
+function neighboursOf(db: Db, story: Pick<StoryDto, 'seriesId' | 'volume' | 'createdAt'>): Neighbours {
   if (story.seriesId === null || story.volume === null) return { previous: undefined, next: undefined };
   return volumeNeighbours(db, story.seriesId, story.volume, story.createdAt);
 }
@@ -97,11 +101,30 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
     return reply.redirect('/library', 303);
   });
 
+  // The reader, one chapter a page (docs/decisions.md, "Story page and reader"). `/read` is the
+  // address from before chapters: a one-chapter story reads there as it always did; a story of
+  // several chapters is sent on to the chapter the reader was in, so old bookmarks still resume.
   app.get<{ Params: IdParams }>('/stories/:id/read', params, async (request, reply) => {
-    const story = getStoryDto(app.db, request.params.id);
-    const settings = parseReaderCookie(request.cookies[READER_COOKIE]);
-    return render(reply, READER, readerView(story, getProgress(app.db, story.id), settings, neighboursOf(app.db, story)));
+    const { id } = request.params;
+    const contents = listChapters(app.db, id);
+    if (contents.length <= 1) return readerPage(request, reply, id, contents, 1);
+    const to = chapterToOpen(getProgress(app.db, id), contents.map((chapter) => chapter.wordCount));
+    return reply.redirect(chapterReadHref(id, to), 302);
   });
+
+  app.get<{ Params: ChapterParams }>('/stories/:id/read/:index', { schema: { params: ChapterParams, hide: true } }, async (request, reply) => {
+    const { id, index } = request.params;
+    return readerPage(request, reply, id, listChapters(app.db, id), index);
+  });
+
+  /** The chapter page: the story's card and contents (no text) and this one chapter's text, never the whole work. */
+  async function readerPage(request: FastifyRequest, reply: FastifyReply, id: string, contents: ChapterMetaDto[], index: number) {
+    const [card] = storyCards(app.db, [id]);
+    if (card === undefined) throw storyNotFound(id);
+    const chapter = getChapter(app.db, id, index);
+    const settings = parseReaderCookie(request.cookies[READER_COOKIE]);
+    return render(reply, READER, readerView(card, contents, chapter, getProgress(app.db, id), settings, neighboursOf(app.db, card)));
+  }
 
   // The reader's typography form: stores the choice in the `reader` cookie and returns to the reader.
   app.post('/reader/settings', { bodyLimit: 8 * 1024 }, async (request, reply) => {

@@ -5,6 +5,10 @@
  */
 import type { StoryDto } from '../../schemas/story.js';
 import type { ReadingProgressDto } from '../../schemas/reading-progress.js';
+import type { ChapterDto, ChapterMetaDto } from '../../schemas/chapter.js';
+import type { StoryCard } from '../../stories/present.js';
+import { chapterToOpen } from '../../stories/progress-service.js';
+import { chapterWithHeading } from '../../stories/chapter-text.js';
 import type { VolumeNeighbour } from '../../series/repository.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
 import type { PageModel } from '../render.js';
@@ -116,22 +120,44 @@ export interface ReaderControl {
 
 export interface ReaderView extends PageModel {
   id: string;
+  /** The story's title, the page's heading (the window title names the chapter too). */
+  storyTitle: string;
   storyHref: string;
   author: LinkView | undefined;
-  /** The sanitized body (written by the sanitizer on save), or undefined when the story has no text. */
+  /** This chapter's sanitized HTML under its title's `<h2>`, or undefined when it has no text. */
   contentHtml: string | undefined;
   settings: ReaderSettings;
   controls: ReaderControl[];
   settingsAction: string;
   /** Where the settings form returns to. */
   back: string;
-  /** The saved fraction and block index, rendered as data attributes for the client module. */
+  /** The saved place within this chapter, rendered as data attributes for the client module ('' / 0 when it is elsewhere). */
   progress: number;
   position: string;
+  /** This chapter, 1-based, and the word counts the client turns a place in it into the whole work's fraction. */
+  chapter: number;
+  wordsBefore: number;
+  chapterWords: number;
+  totalWords: number;
+  /** Whether the saved progress is in this chapter; false only in a story of several chapters, where opening another chapter counts as reading it. */
+  savedHere: boolean;
+  /** The contents and chapter links; undefined for a one-chapter story, which reads as one page. */
+  chapters: ChaptersView | undefined;
   previous: LinkView | undefined;
   next: LinkView | undefined;
   editHref: string;
 }
+
+export interface ChaptersView {
+  /** "Chapter 3 of 40". */
+  label: string;
+  contents: Array<{ href: string; title: string; words: string; current: boolean }>;
+  previous: LinkView | undefined;
+  next: LinkView | undefined;
+}
+
+/** What the reader shows of the story: its card (no text) is enough. */
+export type ReaderStory = Pick<StoryCard, 'id' | 'title' | 'authorId' | 'authorName'>;
 
 export interface DeleteView extends PageModel {
   id: string;
@@ -223,20 +249,69 @@ function controls(settings: ReaderSettings): ReaderControl[] {
   }));
 }
 
-export function readerView(story: StoryDto, progress: ReadingProgressDto, settings: ReaderSettings, neighbours: Neighbours = NO_NEIGHBOURS): ReaderView {
+/** A chapter's name in the contents and links: its title, or "Chapter 3" when it has none. */
+export function chapterName(chapter: { index: number; title: string }): string {
+  return chapter.title.trim() === '' ? `Chapter ${chapter.index}` : chapter.title;
+}
+
+export function chapterReadHref(storyId: string, index: number): string {
+  return `${storyHref(storyId)}/read/${index}`;
+}
+
+function wordsText(words: number): string {
+  return `${words.toLocaleString('en-US')} ${words === 1 ? 'word' : 'words'}`;
+}
+
+/**
+ * The reader's page for one chapter (docs/decisions.md, "Story page and reader"): only this
+ * chapter's text; the contents from the chapters' titles and word counts. A one-chapter story
+ * has no contents or chapter links and reads as the whole story always did.
+ */
+export function readerView(
+  story: ReaderStory,
+  contents: readonly ChapterMetaDto[],
+  chapter: ChapterDto,
+  progress: ReadingProgressDto,
+  settings: ReaderSettings,
+  neighbours: Neighbours = NO_NEIGHBOURS,
+): ReaderView {
   const href = storyHref(story.id);
+  const many = contents.length > 1;
+  const index = chapter.index;
+  const wordsBefore = contents.filter((c) => c.index < index).reduce((sum, c) => sum + c.wordCount, 0);
+  const totalWords = contents.reduce((sum, c) => sum + c.wordCount, 0);
+  const savedHere = progress.updatedAt !== null && chapterToOpen(progress, contents.map((c) => c.wordCount)) === index;
+  const restoreHere = savedHere || !many;
+  // The whole-work fraction back to a fraction of this chapter; the paragraph index only when it was saved for this chapter.
+  const inChapter = chapter.wordCount === 0 ? 0 : Math.min(1, Math.max(0, (progress.progress * totalWords - wordsBefore) / chapter.wordCount));
+  const positionHere = progress.chapter === index || (progress.chapter === null && !many);
+  const link = (c: ChapterMetaDto | undefined): LinkView | undefined => (c === undefined ? undefined : { href: chapterReadHref(story.id, c.index), text: chapterName(c) });
   return {
-    title: story.title,
+    title: many ? `${chapterName(chapter)} · ${story.title}` : story.title,
+    storyTitle: story.title,
     id: story.id,
     storyHref: href,
-    author: authorLink(story),
-    contentHtml: nonEmpty(story.contentHtml),
+    author: story.authorId === null ? undefined : { href: `/authors/${encodeURIComponent(story.authorId)}`, text: story.authorName ?? '' },
+    contentHtml: nonEmpty(chapterWithHeading(chapter)),
     settings,
     controls: controls(settings),
     settingsAction: '/reader/settings',
-    back: `${href}/read`,
-    progress: progress.progress,
-    position: progress.position ?? '',
+    back: many ? chapterReadHref(story.id, index) : `${href}/read`,
+    progress: savedHere ? (many ? inChapter : progress.progress) : 0,
+    position: savedHere && positionHere ? (progress.position ?? '') : '',
+    chapter: index,
+    wordsBefore,
+    chapterWords: chapter.wordCount,
+    totalWords,
+    savedHere: restoreHere,
+    chapters: many
+      ? {
+          label: `Chapter ${index} of ${contents.length}`,
+          contents: contents.map((c) => ({ href: chapterReadHref(story.id, c.index), title: chapterName(c), words: wordsText(c.wordCount), current: c.index === index })),
+          previous: link(contents[index - 2]),
+          next: link(contents[index]),
+        }
+      : undefined,
     previous: neighbourLink(neighbours.previous, 'Previous'),
     next: neighbourLink(neighbours.next, 'Next'),
     editHref: `${href}/edit`,
