@@ -334,3 +334,24 @@ t.test('empty tag list', async (t) => {
   t.equal(html.text('#tags-count'), 'No tags yet.');
   t.notOk(html.one('.manage-tags__list'));
 });
+
+t.test('a story of several chapters is edited without a body field, and saving keeps every chapter', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  const chapters = [
+    { title: 'One', contentHtml: '<p>First night.</p>' },
+    { title: 'Two', contentHtml: '<p>Second night.</p>' },
+  ];
+  const created = await ctx.post('/api/stories', { title: 'Nights', chapters });
+  const story = created.json() as { id: string; contentHtml: string };
+  const page = parseHtml((await ctx.page(`/stories/${story.id}/edit`)).body);
+  t.notOk(page.one('textarea[name="body"]'), 'no body field');
+  t.match(page.text('#story-chapters-note'), /2 chapters/);
+  const saved = await postForm(ctx, `/stories/${story.id}/edit`, fields({ title: 'Nights renamed', body: '<p>flattened</p>', bodyFormat: 'html', action: 'save' }));
+  t.equal(saved.statusCode, 303);
+  const dto = (await ctx.get(`/api/stories/${story.id}`)).json() as { title: string; chapterCount: number; contentHtml: string };
+  t.equal(dto.title, 'Nights renamed');
+  t.equal(dto.chapterCount, 2, 'the chapters are kept');
+  t.equal(dto.contentHtml, story.contentHtml, 'and their text, even when a body was posted');
+  const one = await createStory(ctx, { title: 'Single', contentHtml: '<p>x</p>' });
+  t.ok(parseHtml((await ctx.page(`/stories/${one.id}/edit`)).body).one('textarea[name="body"]'), 'a one-chapter story keeps its body field');
+});

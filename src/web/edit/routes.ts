@@ -82,6 +82,8 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
     const view = (state: StoryFormState) => (story === undefined ? newStoryView(state) : editStoryView(story, state));
     const preview = fields.action?.at(-1) === 'preview';
     const body = storyBody(values, image ?? (values.removeCover ? null : undefined));
+    // A story of several chapters has no body field: a contentHtml would make it one chapter.
+    if (story !== undefined && story.chapterCount > 1) delete body.contentHtml;
     const { issues, save } = storySave(story?.id, body);
     const details = { ...issues, ...uploadErrors };
     const again = async (state: StoryFormState, status: number) => {

@@ -75,6 +75,11 @@ export interface StoryFormView extends PageModel {
   submitLabel: string;
   /** The "import from a web page" form above the new-story form; absent when editing. */
   importForm: ImportFormView | undefined;
+  /**
+   * Set when the story has several chapters: the form then has no body field, and saving never
+   * sends `contentHtml`, which would make the work one chapter (docs/decisions.md, "Edit forms").
+   */
+  chapterCount: number | undefined;
 }
 
 /** The URL import box of the new-story page (docs/api.md, "Importing from a URL"). */
@@ -108,6 +113,7 @@ export function newStoryView(state: StoryFormState = {}, importForm: Partial<Imp
     coverUrl: undefined,
     submitLabel: 'Create story',
     importForm: { url: importForm.url ?? '', update: importForm.update ?? false, error: importForm.error, existingId: importForm.existingId },
+    chapterCount: undefined,
   };
 }
 
@@ -142,6 +148,7 @@ export function editStoryView(story: StoryDto, state: StoryFormState = {}): Stor
     coverUrl: story.coverPath === null ? undefined : imageUrl(story.coverPath),
     submitLabel: 'Save changes',
     importForm: undefined,
+    chapterCount: story.chapterCount > 1 ? story.chapterCount : undefined,
   };
 }
 
