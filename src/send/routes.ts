@@ -20,7 +20,7 @@ export const sendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Mail the story as an EPUB to an e-reader\'s address (SEND_TO when `to` is left out)',
         params: IdParams,
         body: SendBody,
-        response: { 200: SendResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 502, 503, 504) },
+        response: { 200: SendResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 502, 503, 504) },
       },
     },
     async (request) => sendStory(app.mailer, app.epub, request.params.id, request.body.to, request.log),

@@ -7,7 +7,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Transporter } from 'nodemailer';
 import type { MailConfig } from '../config.js';
-import { HttpError, invalidField, ServiceUnavailable, TooLarge } from '../errors.js';
+import { Conflict, HttpError, invalidField, ServiceUnavailable, TooLarge } from '../errors.js';
 import { storyEpub, type EpubDeps } from '../epub/service.js';
 import { attachmentNames } from '../lib/content-disposition.js';
 import { isMailAddress } from '../lib/mail-address.js';
@@ -44,9 +44,13 @@ export function sendSlots(): Semaphore {
   return new Semaphore(MAX_CONCURRENT_SENDS, MAX_WAITING_SENDS, () => new ServiceUnavailable('Too many books are being sent at once; try again shortly'));
 }
 
-/** 503 with what to set: sending cannot work until the operator configures it. */
-export function mailNotConfigured(): ServiceUnavailable {
-  return new ServiceUnavailable('Sending to an e-reader is not configured', { SMTP_URL: 'is not set on the server (see the README, "Configuration")' });
+/**
+ * 409 with what to set: the library is not in a state that can send (no mail server), which no
+ * retry changes and the operator must (a 503 would say "try again later"; every route also
+ * answers 4xx, never 5xx, to whatever a client sends: test/reliability/hostile.test.ts).
+ */
+export function mailNotConfigured(): Conflict {
+  return new Conflict('Sending to an e-reader is not configured', { SMTP_URL: 'is not set on the server (see the README, "Configuration")' });
 }
 
 /** The recipient: the body's `to`, else `SEND_TO`; 400 when there is none or it is not one plain address. */
@@ -107,8 +111,8 @@ export function sendFailure(error: unknown, mailer: Pick<Mailer, 'config' | 'dea
 
 /**
  * Builds the story's EPUB (the EPUB export's own build queue) and mails it to `to` (else
- * `SEND_TO`), at most {@link MAX_CONCURRENT_SENDS} at once: 503 when mail is not configured or
- * too many sends wait, 400 for a missing or bad recipient (checked before any work), 404 for an
+ * `SEND_TO`), at most {@link MAX_CONCURRENT_SENDS} at once: 409 when mail is not configured, 503
+ * when too many sends wait, 400 for a missing or bad recipient (checked before any work), 404 for an
  * unknown story, 413 over `SEND_MAX_MB`, 502/504 when the mail server does not take it (504 past
  * {@link SEND_DEADLINE_MS} too).
  */

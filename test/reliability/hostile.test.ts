@@ -240,6 +240,8 @@ function victimFor(url: string, param: string, victims: Victims): string {
   if (param === 'seriesId') return victims.seriesId;
   if (param === 'tagName') return victims.tagName;
   if (param === '*') return victims.coverPath;
+  // A chapter's index (1-based): every story has its first.
+  if (param === 'index') return '1';
   if (url.startsWith('/api/authors')) return victims.authorId;
   if (url.startsWith('/api/series')) return victims.seriesId;
   if (url.startsWith('/api/tags')) return victims.tagId;
@@ -317,6 +319,12 @@ function textCase(route: Route, target: TextField, text: string, rng: Random, vi
   };
 }
 
+/**
+ * The bad ids that are bad chapter indexes too: an index is an integer from 1 to 5,000
+ * (src/schemas/chapter.ts), so "1" names a chapter, not a malformed id.
+ */
+const BAD_INDEXES = BAD_IDS.filter((id) => id.trim() === '' || !Number.isInteger(Number(id)) || Number(id) < 1 || Number(id) > 5000);
+
 /** One seeded hostile request for `route`, and what the rules say it must get. */
 function makeCase(route: Route, rng: Random, victims: Victims): Case {
   const hints = { ids: { authorId: victims.authorId, seriesId: victims.seriesId, tagId: victims.tagId } };
@@ -344,7 +352,7 @@ function makeCase(route: Route, rng: Random, victims: Victims): Case {
     kinds.push([3, () => {
       const param = rng.pick(pathParams);
       const raw = rng.chance(0.3);
-      const value = param === '*' || param === 'tagName' ? asText(hostileValue(rng)) : rng.pick(BAD_IDS);
+      const value = param === '*' || param === 'tagName' ? asText(hostileValue(rng)) : rng.pick(param === 'index' ? BAD_INDEXES : BAD_IDS);
       const url = `${fillPath(route.url, victims, rng, { param, value, raw })}${queryString(query)}`;
       // docs/decisions.md, "Shapes and values": a path id that is not a UUID is 400 naming the
       // parameter. Raw text, a lone surrogate (invalid UTF-8 once encoded) or a segment over the

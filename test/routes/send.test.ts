@@ -125,10 +125,10 @@ t.test('a recipient is one plain address; a bad or missing one is 400 before any
   t.equal(smtp.received[0]?.from, 'library@example.com');
 });
 
-t.test('not configured: 503 naming SMTP_URL', async (t) => {
+t.test('not configured: 409 naming SMTP_URL', async (t) => {
   const ctx = await buildTestApp(t);
   const story = await createStory(ctx);
-  const body = checkError(t, await send(ctx, story.id, { to: KINDLE }), 503, 'SMTP_URL');
+  const body = checkError(t, await send(ctx, story.id, { to: KINDLE }), 409, 'SMTP_URL');
   t.match(body.error, /not configured/);
 });
 

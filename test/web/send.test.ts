@@ -58,5 +58,5 @@ t.test('not configured: no send form, and the settings page says how to configur
   t.equal(page.one('form#send'), undefined);
   t.match(parseHtml((await ctx.get('/settings')).body).text('#mail'), /not configured.*SMTP_URL/);
   const res = await postForm(ctx, `/stories/${story.id}/send`, `to=${KINDLE}`);
-  t.equal(res.statusCode, 503, 'posting anyway is the 503 page');
+  t.equal(res.statusCode, 409, 'posting anyway is the 409 page');
 });
