@@ -23,6 +23,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ENV_OWNER = 'src/config.ts';
 const BENCH = /^scripts\/(bench[^/]*\.ts|bench\/)/;
 const BENCH_VARIABLE = /^(BENCH_[A-Z0-9_]+|PATH|HOME)$/;
+/**
+ * The test runner (`npm test`) reads no setting: it hands the caller's environment, and its
+ * NODE_OPTIONS, to the test processes it starts, whose apps read theirs through loadConfig.
+ */
+const TEST_RUNNER = 'scripts/test.mjs';
 
 const IMAGE_STORE = ['src/images/store.ts', 'src/images/thumbnail-files.ts'];
 /** A path call whose arguments say images: the folder's name, its kinds, its trash or thumbnails, or a variable named for them. */
@@ -101,7 +106,7 @@ t.test('the scans find what they look for', async (t) => {
 
 t.test('only src/config.ts reads process.env; the bench scripts only their own knobs', async (t) => {
   const wrong = parsed.flatMap(({ file, source }) =>
-    file === ENV_OWNER ? [] : environmentReads(file, source).filter((read) => !(BENCH.test(file) && read.variable !== undefined && BENCH_VARIABLE.test(read.variable))),
+    file === ENV_OWNER || file === TEST_RUNNER ? [] : environmentReads(file, source).filter((read) => !(BENCH.test(file) && read.variable !== undefined && BENCH_VARIABLE.test(read.variable))),
   );
   t.strictSame(wrong.map(show), [], 'read the setting through loadConfig (src/config.ts) instead');
 });
