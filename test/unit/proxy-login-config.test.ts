@@ -46,3 +46,8 @@ t.test('the matcher: addresses, ranges, presets, IPv4 seen through an IPv6 socke
   for (const address of ['10.0.0.1', '::ffff:10.0.0.1', '172.18.4.2', '127.0.0.1', '127.1.2.3', '::1', 'fd00::5']) t.ok(trusted(address), address);
   for (const address of ['10.0.0.2', '172.19.0.1', '192.168.1.1', '::2', 'fe80::1', '', 'not an address', undefined]) t.notOk(trusted(address), String(address));
 });
+
+t.test('an entry Fastify would refuse when the app is built is a start-up problem, not a crash', async (t) => {
+  // Fastify compiles TRUST_PROXY itself: its preset names are lower-case only.
+  t.match(problemsOf({ AUTH_PROXY_HEADER: 'Remote-User', TRUST_PROXY: 'LOOPBACK' }), [/"LOOPBACK" is not an IP address/]);
+});
