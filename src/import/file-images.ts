@@ -9,9 +9,9 @@
  */
 import { Readable } from 'node:stream';
 import type { StoryText } from '../html/story-text.js';
-import { imageUrl } from '../images/image-path.js';
-import { replaceStoredImageUrls, storedImageOfSource } from '../images/inline-images.js';
+import { storedImageOfSource } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
+import { placeStoredImages } from './image-placeholder.js';
 import type { ParsedStory } from './parse.js';
 
 export interface StoredFileImages {
@@ -23,17 +23,8 @@ export interface StoredFileImages {
   refused: number;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function placed(text: StoryText, refused: readonly string[], stored: ReadonlyMap<string, string>): StoryText {
-  if (text.contentHtml === null) return text;
-  let html = text.contentHtml;
-  // The sanitizer writes each attribute in double quotes: an `<img>` naming a refused picture is removed whole.
-  for (const placeholder of refused) html = html.replace(new RegExp(`<img\\b[^>]*\\ssrc="${escapeRegExp(placeholder)}"[^>]*>`, 'g'), '');
-  html = replaceStoredImageUrls(html, (relPath) => imageUrl(stored.get(relPath) ?? relPath));
-  return { ...text, contentHtml: html };
+  return text.contentHtml === null ? text : { ...text, contentHtml: placeStoredImages(text.contentHtml, refused, stored) };
 }
 
 /** Stores `story`'s pictures one after another and places them in its chapters. */

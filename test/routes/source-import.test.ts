@@ -11,6 +11,7 @@ import { StoryDto } from '../../src/schemas/story.js';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { waitForJob } from '../helpers/import.js';
 import { fixtureSite, redirect, serve, type FixtureSite } from '../helpers/fixture-site.js';
+import { png } from '../helpers/images.js';
 import { assertMatches } from '../helpers/schema.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/otwarchive/${name}`, import.meta.url), 'utf8');
@@ -134,6 +135,28 @@ t.test('a series address imports every work as a job, filed under the series by 
     [2, 'Second Light'],
     [3, 'Third Light'],
   ]);
+});
+
+t.test("a work's pictures are stored, never hot-linked; one that cannot be had is left out, and so is its <img>", async (t) => {
+  const ctx = await app(t);
+  const pictured = fixture('work-one-shot.html').replace(
+    '<div class="userstuff"><p>La niebla',
+    '<div class="userstuff"><p><img src="/pics/lamp.png" alt="the lamp"><img src="/pics/missing.png" alt="gone"></p><p>La niebla',
+  );
+  t.not(pictured, fixture('work-one-shot.html'), 'the picture is in the page');
+  const site = await fixtureSite(t, {
+    '/works/1002': serve(pictured),
+    '/pics/lamp.png': serve(png(), 'image/png'),
+    '/pics/missing.png': (_request, response) => void response.writeHead(404).end(),
+  });
+  const res = await ctx.post('/api/import/url', { url: `${site.origin}/works/1002` });
+  t.equal(res.statusCode, 201, res.body);
+  const html: string = (await ctx.get(`/api/stories/${res.json().id}/chapters/1`)).json().contentHtml;
+  const stored = /<img src="\/api\/files\/images\/(inline\/[^"]+)" alt="the lamp" \/?>/.exec(html);
+  t.ok(stored, html);
+  t.equal((await ctx.get(`/api/files/images/${stored?.[1]}`)).statusCode, 200, 'the picture is stored');
+  t.notMatch(html, /gone|missing|pics|source-/, 'the picture that could not be had is left out, <img> and all');
+  t.match(html, /La niebla/);
 });
 
 t.test('refresh: new chapters appended, a changed one replaced, the rest untouched; then unchanged', async (t) => {

@@ -3,14 +3,15 @@
  * (every chapter with its id, typed tags, every author, dates, status, language, series and
  * part), with its `story_sources` row (followed, its first check spread over the interval) and
  * its first `story_updates` row, in one write transaction; and bringing a held story up to its
- * source again (a refresh), by the plan of ./source-merge.ts. The pictures of the chapters
- * written are stored before the transaction (./images.ts) and removed again if it fails.
+ * source again (a refresh), by the plan of ./source-merge.ts. The chapters come sanitized from the
+ * extraction thread (./source-text.ts); the pictures of the chapters written are stored before
+ * the transaction (./images.ts) and removed again if it fails.
  */
 import type { Db, Tx } from '../../db/open.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { htmlToPlainText } from '../../html/plain-text.js';
 import { commitImageChange } from '../../images/image-changes.js';
-import { releasedInlineImages } from '../../images/inline-images.js';
+import { inlineImagePaths, releasedInlineImages, storedImageOfSource } from '../../images/inline-images.js';
 import type { ImageStore } from '../../images/store.js';
 import type { ImportAllowList } from '../../lib/allow-hosts.js';
 import { nextUpdatedAt, nowIso } from '../../lib/clock.js';
@@ -22,11 +23,12 @@ import { insertSource, insertUpdate, recordCheck, type UpdateDetails } from './s
 import type { SourceWork } from './source-work.js';
 import { appendChapters, reassembleStory } from '../../stories/chapter-service.js';
 import { loadChapters, markChapterGone, updateChapter } from '../../stories/chapter-repository.js';
-import { deriveChapter, type ChapterText } from '../../stories/chapter-text.js';
+import type { ChapterText } from '../../stories/chapter-text.js';
 import { setChapters, type StoryInput } from '../../stories/input.js';
 import { findStoryStamp, updateStory } from '../../stories/repository.js';
 import { insertNewStory, storyNotFound } from '../../stories/service.js';
-import { downloadImages, placeImages } from './images.js';
+import { placeStoredImages } from '../image-placeholder.js';
+import { downloadImages } from './images.js';
 import type { PreparedWork } from './source-text.js';
 
 /** A summary is a teaser, not a copy of the text (as an ordinary page's: "URL import"). */
@@ -89,24 +91,36 @@ function workInput(work: SourceWork, series: { name: string; part: number } | un
   };
 }
 
-/** Stores the pictures `indexes` name (placeholder numbers) and returns the stored path per placeholder. */
-async function storePictures(deps: SourceWriteDeps, prepared: PreparedWork, htmls: readonly string[]): Promise<Array<string | undefined>> {
-  const wanted = new Set<number>();
-  for (const html of htmls) for (const match of html.matchAll(/src="storyshelf-import:(\d+)"/g)) wanted.add(Number(match[1]));
-  const order = [...wanted].sort((a, b) => a - b);
-  const stored = await downloadImages(deps.images, order.map((index) => prepared.imageSources[index] ?? []), deps.allow);
-  const byPlaceholder: Array<string | undefined> = [];
-  order.forEach((index, n) => (byPlaceholder[index] = stored[n]));
-  return byPlaceholder;
+/** The pictures stored for the chapters an import or refresh writes. */
+interface Placement {
+  /** Placeholder path (`inline/<file>`) to the stored picture's. */
+  stored: Map<string, string>;
+  /** Placeholder URLs whose picture could not be stored: their `<img>` is removed. */
+  refused: string[];
 }
 
-async function discard(deps: SourceWriteDeps, stored: ReadonlyArray<string | undefined>): Promise<void> {
-  for (const relPath of stored) if (relPath !== undefined) await deps.images.discardUpload(relPath);
+/** Stores the pictures `chapters` name (their placeholders, ./source-text.ts). */
+async function storePictures(deps: SourceWriteDeps, prepared: PreparedWork, chapters: readonly ChapterText[]): Promise<Placement> {
+  const named = new Set(chapters.flatMap((chapter) => inlineImagePaths(chapter.contentHtml)));
+  const wanted = prepared.images.filter((image) => named.has(storedImageOfSource(image.placeholder) as string));
+  const stored = await downloadImages(deps.images, wanted.map((image) => image.sources), deps.allow);
+  const placement: Placement = { stored: new Map(), refused: [] };
+  wanted.forEach((image, n) => {
+    const relPath = stored[n];
+    if (relPath === undefined) placement.refused.push(image.placeholder);
+    else placement.stored.set(storedImageOfSource(image.placeholder) as string, relPath);
+  });
+  return placement;
 }
 
-function chapterOf(work: SourceWork, index: number, stored: ReadonlyArray<string | undefined>): ChapterText {
-  const chapter = work.chapters[index] as SourceWork['chapters'][number];
-  return deriveChapter({ title: chapter.title, contentHtml: placeImages(chapter.contentHtml, stored), sourceUrl: chapter.sourceUrl, sourceKey: chapter.sourceKey });
+async function discard(deps: SourceWriteDeps, placement: Placement): Promise<void> {
+  for (const relPath of placement.stored.values()) await deps.images.discardUpload(relPath);
+}
+
+/** Chapter `index` of the work as stored: sanitized in the extraction thread, its pictures placed here. */
+function chapterOf(prepared: PreparedWork, index: number, placement: Placement): ChapterText {
+  const chapter = prepared.chapters[index] as ChapterText;
+  return { ...chapter, contentHtml: placeStoredImages(chapter.contentHtml, placement.refused, placement.stored) };
 }
 
 /** A new story ready to be written: its pictures stored, its text sanitized. */
@@ -126,15 +140,9 @@ export interface PreparedStory {
 export async function prepareWorkStory(deps: SourceWriteDeps, work: SourceWork, prepared: PreparedWork, seriesUrl?: string): Promise<PreparedStory> {
   const series = work.series.find((one) => one.url === seriesUrl) ?? work.series[0];
   const input = workInput(work, series);
-  const stored = await storePictures(deps, prepared, work.chapters.map((chapter) => chapter.contentHtml));
+  const stored = await storePictures(deps, prepared, prepared.chapters);
   const discardStored = () => discard(deps, stored);
-  try {
-    // Sanitizing is the costly part: done before the write transaction opens.
-    setChapters(input, work.chapters.map((_chapter, index) => chapterOf(work, index, stored)));
-  } catch (error) {
-    await discardStored();
-    throw error;
-  }
+  setChapters(input, prepared.chapters.map((_chapter, index) => chapterOf(prepared, index, stored)));
   return {
     discard: discardStored,
     write: (tx) => {
@@ -188,15 +196,15 @@ export async function refreshFromWork(deps: SourceWriteDeps, storyId: string, wo
   if (findStoryStamp(deps.db, storyId) === undefined) throw storyNotFound(storyId);
   const plan: MergePlan = planMerge(
     held.map((chapter) => ({ position: chapter.index, title: chapter.title, sourceKey: chapter.sourceKey, contentPlain: chapter.contentPlain, sourceGoneAt: chapter.sourceGoneAt })),
-    work.chapters.map((chapter, index) => ({ title: chapter.title, sourceKey: chapter.sourceKey, plainText: prepared.plainTexts[index] ?? '' })),
+    prepared.chapters.map((chapter) => ({ title: chapter.title, sourceKey: chapter.sourceKey ?? '', plainText: chapter.contentPlain })),
   );
   const written = [...plan.added, ...plan.updated.map((one) => one.index), ...plan.returned.map((one) => one.index)];
-  const stored = await storePictures(deps, prepared, written.map((index) => work.chapters[index]?.contentHtml ?? ''));
+  const stored = await storePictures(deps, prepared, written.map((index) => prepared.chapters[index] as ChapterText));
   const changed = plan.added.length + plan.updated.length + plan.gone.length + plan.returned.length > 0;
   try {
-    const added = plan.added.map((index) => chapterOf(work, index, stored));
-    const updated = plan.updated.map(({ position, index }) => ({ position, chapter: chapterOf(work, index, stored) }));
-    const returned = plan.returned.map(({ position, index }) => ({ position, chapter: chapterOf(work, index, stored) }));
+    const added = plan.added.map((index) => chapterOf(prepared, index, stored));
+    const updated = plan.updated.map(({ position, index }) => ({ position, chapter: chapterOf(prepared, index, stored) }));
+    const returned = plan.returned.map(({ position, index }) => ({ position, chapter: chapterOf(prepared, index, stored) }));
     const now = nowIso();
     return await commitImageChange(deps.db, deps.images, {}, (tx) => {
       const stamp = findStoryStamp(tx, storyId);

@@ -140,7 +140,8 @@ export async function readAddress(deps: SourceReadDeps, url: URL, maxImages: num
     const otw = seen.page;
     switch (otw.kind) {
       case 'work':
-        return { kind: 'work', work: otw.work, prepared: seen.prepared ?? { imageSources: [], plainTexts: [] } };
+        // The extraction thread prepares every work it reads (./extract-worker.ts).
+        return { kind: 'work', work: otw.work, prepared: seen.prepared as PreparedWork };
       case 'series':
         return readSeries(deps, otw, maxImages);
       case 'restricted':
