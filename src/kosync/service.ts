@@ -133,6 +133,9 @@ function storyPositionOf(db: Db, book: Book, progress: string, percentage: numbe
     const blockShare = index / Math.max(1, webBlockCount(blocks));
     return { storyId, chapter: 1, progress: count === 1 ? clamp(percentage) : clamp(blockShare), position: String(index) };
   }
+  // A chapter deleted since the file was made: saving it would be refused (400), and KOReader
+  // understands only 200 here, so only the fraction is kept.
+  if (item.chapter > chapterCount(db, storyId)) return { storyId, chapter: null, progress: share, position: null };
   const blocks = pointer?.step === undefined ? undefined : chapterBlocksInFile(db, item);
   const index = blocks === undefined ? undefined : webIndexOf(pageBlocks(item, blocks), pointer!.step!);
   if (blocks === undefined || index === undefined) return { storyId, chapter: item.chapter, progress: share, position: null };

@@ -129,3 +129,25 @@ t.test('a book downloaded before chapters (a spine of story ids) still maps to c
   await ctx.put(`/api/stories/${story.id}/progress`, { progress: 0.35, position: '1' });
   t.match((await client('get_progress', { document })).body, { progress: '/body/DocFragment[2].0', percentage: 0.35 }, 'the start of the story');
 });
+
+t.test('a position in a chapter deleted since the book was made is still a 200 and keeps the fraction', async (t) => {
+  const ctx = await buildTestApp(t);
+  const client = koreader(ctx, 'me', await deviceToken(ctx));
+  const story = await createStory(ctx, {
+    title: 'Shrinking',
+    chapters: [
+      { title: 'One', contentHtml: paragraphs(4, 'One') },
+      { title: 'Two', contentHtml: paragraphs(4, 'Two') },
+      { title: 'Three', contentHtml: paragraphs(4, 'Three') },
+    ],
+  });
+  const document = koreaderPartialMd5((await download(ctx, `/api/stories/${story.id}/epub`)).bytes);
+  t.equal((await ctx.del(`/api/stories/${story.id}/chapters/3`)).statusCode, 200);
+
+  // DocFragment 4 was chapter 3, which the story no longer has: KOReader understands only 200 here.
+  for (const progress of ['/body/DocFragment[4]/body/p[2].0', '/body/DocFragment[4].0']) {
+    const put = await client('update_progress', { document, progress, percentage: 0.8, device: 'Kobo', device_id: 'K' });
+    t.equal(put.status, 200, progress);
+    t.same(savedProgress(ctx, story.id), { chapter: null, position: null, progress: 0.8 }, 'the fraction, no chapter');
+  }
+});
