@@ -49,9 +49,15 @@ const STORY_COLUMNS = {
   language: stories.language,
 };
 
-/** Co-author names of each of these stories, in their order: one statement for the lot. */
-function coauthorNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
+/** Groups `{storyId, name}` rows into each of these stories' names, in the rows' order. */
+function namesByStory(ids: readonly string[], rows: ReadonlyArray<{ storyId: string; name: string }>): Map<string, string[]> {
   const names = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (const row of rows) names.get(row.storyId)?.push(row.name);
+  return names;
+}
+
+/** Co-author names of each of these stories, in their order: one statement for the lot (the caller skips an empty `ids`). */
+function coauthorNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
   const rows = db
     .select({ storyId: storyCoauthors.storyId, name: authors.name })
     .from(storyCoauthors)
@@ -59,14 +65,11 @@ function coauthorNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string
     .where(inArray(storyCoauthors.storyId, [...ids]))
     .orderBy(asc(storyCoauthors.position))
     .all();
-  for (const row of rows) names.get(row.storyId)?.push(row.name);
-  return names;
+  return namesByStory(ids, rows);
 }
 
-/** Tag names of each of these stories, A to Z: one statement for the lot. */
+/** Tag names of each of these stories, A to Z: one statement for the lot (the caller skips an empty `ids`). */
 function tagNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
-  const names = new Map<string, string[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return names;
   const rows = db
     .select({ storyId: storyTags.storyId, name: tags.name })
     .from(storyTags)
@@ -74,8 +77,7 @@ function tagNamesOf(db: DbOrTx, ids: readonly string[]): Map<string, string[]> {
     .where(inArray(storyTags.storyId, [...ids]))
     .orderBy(asc(tags.nameKey))
     .all();
-  for (const row of rows) names.get(row.storyId)?.push(row.name);
-  return names;
+  return namesByStory(ids, rows);
 }
 
 /**
