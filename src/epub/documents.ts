@@ -59,13 +59,13 @@ export interface PageStory {
 }
 
 /** A chapter's contents entry and heading: its title, `Chapter k` without one, the story's title when it is the story's only, untitled chapter. */
-export function chapterLabel(story: Pick<PageStory, 'title' | 'chapters'>, chapter: Pick<PageChapter, 'index' | 'title'>): string {
+function chapterLabel(story: Pick<PageStory, 'title' | 'chapters'>, chapter: Pick<PageChapter, 'index' | 'title'>): string {
   if (chapter.title !== '') return chapter.title;
   return story.chapters.length === 1 ? story.title : `Chapter ${chapter.index}`;
 }
 
 /** Whether a story's chapters get headings of their own: not when it is one untitled chapter (the story's title says it all). */
-export function hasChapterHeadings(story: Pick<PageStory, 'chapters'>): boolean {
+function hasChapterHeadings(story: Pick<PageStory, 'chapters'>): boolean {
   return story.chapters.length > 1 || story.chapters[0]?.title !== '';
 }
 
