@@ -27,7 +27,7 @@ export const chapterRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Append a chapter after the last one',
         params: IdParams,
         body: ChapterInput,
-        response: { 201: ChapterDto, ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 201: ChapterDto, ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     },
     async (request, reply) => reply.code(201).send(await chapters.addChapter(app.db, app.images, request.params.id, request.body)),

@@ -13,7 +13,7 @@ import type { ImageStore } from '../images/store.js';
 import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { findStoryStamp, updateStory } from './repository.js';
 import { storyNotFound } from './errors.js';
-import type { ChapterDto, ChapterMetaDto } from '../schemas/chapter.js';
+import { CHAPTERS_MAX, type ChapterDto, type ChapterMetaDto } from '../schemas/chapter.js';
 import type { StoryText } from '../html/story-text.js';
 import * as repo from './chapter-repository.js';
 import { assembleWork, deriveChapter, type ChapterText, type RawChapter } from './chapter-text.js';
@@ -117,11 +117,13 @@ async function changeChapters(db: Db, store: ImageStore, storyId: string, change
   });
 }
 
-/** `POST /api/stories/{id}/chapters`: appends one; answers it (201). */
+/** `POST /api/stories/{id}/chapters`: appends one; answers it (201). 409 past `CHAPTERS_MAX`. */
 export async function addChapter(db: Db, store: ImageStore, storyId: string, raw: RawChapter): Promise<ChapterDto> {
   const chapter = deriveChapter(raw);
   const index = await changeChapters(db, store, storyId, (tx, now) => {
     const position = repo.chapterCount(tx, storyId) + 1;
+    // The bound a body's `chapters` has: past it, the chapter's index is one the API refuses.
+    if (position > CHAPTERS_MAX) throw new Conflict(`A story has at most ${CHAPTERS_MAX} chapters`);
     repo.insertChapter(tx, storyId, position, chapter, now);
     updateStory(tx, storyId, { chaptersAddedAt: now });
     return position;

@@ -12,6 +12,7 @@ import { migrateSafely } from '../../src/plugins/db-migrate.js';
 import { buildTestApp, tempDataDir } from '../helpers/app.js';
 import { migrationsCopy } from '../helpers/migrations.js';
 import { MISSING_ID } from '../helpers/factories.js';
+import { CHAPTERS_MAX } from '../../src/schemas/chapter.js';
 
 interface Story {
   id: string;
@@ -123,6 +124,19 @@ t.test('append, edit and delete keep the whole work, counts and stamps in step',
   t.match(last.json(), { error: /at least one chapter/ });
   t.equal(((await ctx.get(`/api/stories/${story.id}`)).json() as Story).chapterCount, 1);
   t.equal((await ctx.post(`/api/stories/${MISSING_ID}/chapters`, { title: 'x' })).statusCode, 404);
+});
+
+t.test('an append past CHAPTERS_MAX is a 409 that adds nothing: every chapter stays addressable by its index', async (t) => {
+  const ctx = await buildTestApp(t);
+  const full = (await ctx.post('/api/stories', { title: 'Endless', chapters: Array.from({ length: CHAPTERS_MAX }, () => ({})) })).json() as Story;
+  t.equal(full.chapterCount, CHAPTERS_MAX);
+  const over = await ctx.post(`/api/stories/${full.id}/chapters`, { title: 'One more' });
+  t.equal(over.statusCode, 409, over.body);
+  t.match(over.json(), { error: /5000 chapters/ });
+  const after = (await ctx.get(`/api/stories/${full.id}`)).json() as Story;
+  t.equal(after.chapterCount, CHAPTERS_MAX, 'nothing added');
+  t.equal(after.updatedAt, full.updatedAt, 'nothing changed');
+  t.equal((await ctx.get(`/api/stories/${full.id}/chapters/${CHAPTERS_MAX}`)).statusCode, 200, 'the last chapter still has an index the API takes');
 });
 
 t.test('every author in order; co-authors count in their storyCount', async (t) => {
