@@ -100,19 +100,25 @@ export function getChapter(db: Db, storyId: string, index: number): ChapterDto {
   return presentChapter(row);
 }
 
+/** What a chapter change did: the chapter's index, and its HTML before and after (null when it had none, or has none now). */
+interface ChapterChange {
+  index: number;
+  before: string | null;
+  after: string | null;
+}
+
 /**
  * Runs a chapter change: the story's stamp moves on, its whole work is rebuilt, and the imported
- * pictures the old text named and the new one does not are released after the commit.
+ * pictures the changed chapter named and no longer does are released after the commit. Only that
+ * chapter's HTML is compared: a picture another chapter still names is kept by the release's own
+ * reference check (src/images/image-changes.ts), so the whole work is read once, to rebuild it.
  */
-async function changeChapters(db: Db, store: ImageStore, storyId: string, change: (tx: Tx, now: string) => number): Promise<number> {
+async function changeChapters(db: Db, store: ImageStore, storyId: string, change: (tx: Tx, now: string) => ChapterChange): Promise<number> {
   return commitImageChange(db, store, {}, (tx) => {
     const stamp = requireStory(tx, storyId);
-    const before = repo.loadChapters(tx, storyId).map((chapter) => chapter.contentHtml).join('\n');
-    const now = nowIso();
-    const index = change(tx, now);
+    const { index, before, after } = change(tx, nowIso());
     reassembleStory(tx, storyId);
     updateStory(tx, storyId, { updatedAt: nextUpdatedAt(stamp.updatedAt) });
-    const after = repo.loadChapters(tx, storyId).map((chapter) => chapter.contentHtml).join('\n');
     return { result: index, released: releasedInlineImages(before, after) };
   });
 }
@@ -126,7 +132,7 @@ export async function addChapter(db: Db, store: ImageStore, storyId: string, raw
     if (position > CHAPTERS_MAX) throw new Conflict(`A story has at most ${CHAPTERS_MAX} chapters`);
     repo.insertChapter(tx, storyId, position, chapter, now);
     updateStory(tx, storyId, { chaptersAddedAt: now });
-    return position;
+    return { index: position, before: null, after: null };
   });
   return getChapter(db, storyId, index);
 }
@@ -147,8 +153,10 @@ export async function editChapter(db: Db, store: ImageStore, storyId: string, in
   // An absent body keeps the stored text as it is, without sanitizing it again.
   const text = raw.contentHtml === undefined ? { ...chapter, contentHtml: current.contentHtml, contentPlain: current.contentPlain, wordCount: current.wordCount } : chapter;
   await changeChapters(db, store, storyId, (tx, now) => {
-    if (!repo.updateChapter(tx, storyId, index, text, now)) throw chapterNotFound(storyId, index);
-    return index;
+    // Re-read inside the transaction: the text it replaces is the one whose pictures it releases.
+    const replaced = repo.findChapter(tx, storyId, index);
+    if (replaced === undefined || !repo.updateChapter(tx, storyId, index, text, now)) throw chapterNotFound(storyId, index);
+    return { index, before: replaced.contentHtml, after: text.contentHtml };
   });
   return getChapter(db, storyId, index);
 }
@@ -156,9 +164,10 @@ export async function editChapter(db: Db, store: ImageStore, storyId: string, in
 /** `DELETE /api/stories/{id}/chapters/{index}`: never the last one (409). */
 export async function deleteChapter(db: Db, store: ImageStore, storyId: string, index: number): Promise<void> {
   await changeChapters(db, store, storyId, (tx) => {
-    if (repo.findChapter(tx, storyId, index) === undefined) throw chapterNotFound(storyId, index);
+    const deleted = repo.findChapter(tx, storyId, index);
+    if (deleted === undefined) throw chapterNotFound(storyId, index);
     if (repo.chapterCount(tx, storyId) <= 1) throw new Conflict('A story keeps at least one chapter: edit it, or delete the story');
     repo.deleteChapterAt(tx, storyId, index);
-    return index;
+    return { index, before: deleted.contentHtml, after: null };
   });
 }

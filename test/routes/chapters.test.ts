@@ -4,6 +4,7 @@
  * writes several, and every chapter change keeps the story's whole work, word count and
  * chapter count in step.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { closeDatabase, DATABASE_FILE_NAME, openDatabase } from '../../src/db/open.js';
@@ -12,6 +13,7 @@ import { migrateSafely } from '../../src/plugins/db-migrate.js';
 import { buildTestApp, tempDataDir } from '../helpers/app.js';
 import { migrationsCopy } from '../helpers/migrations.js';
 import { MISSING_ID } from '../helpers/factories.js';
+import { imageFolderFiles, png } from '../helpers/images.js';
 import { CHAPTERS_MAX } from '../../src/schemas/chapter.js';
 
 interface Story {
@@ -137,6 +139,28 @@ t.test('an append past CHAPTERS_MAX is a 409 that adds nothing: every chapter st
   t.equal(after.chapterCount, CHAPTERS_MAX, 'nothing added');
   t.equal(after.updatedAt, full.updatedAt, 'nothing changed');
   t.equal((await ctx.get(`/api/stories/${full.id}/chapters/${CHAPTERS_MAX}`)).statusCode, 200, 'the last chapter still has an index the API takes');
+});
+
+t.test("a chapter edit or delete releases the pictures that chapter named, never one another chapter still names", async (t) => {
+  const ctx = await buildTestApp(t);
+  const folder = path.join(ctx.dataDir, 'images', 'inline');
+  fs.mkdirSync(folder, { recursive: true });
+  for (const name of ['shared.png', 'own.png']) fs.writeFileSync(path.join(folder, name), png());
+  const img = (name: string) => `<p><img src="/api/files/images/inline/${name}" alt=""></p>`;
+  const story = (
+    await ctx.post('/api/stories', {
+      title: 'Illustrated',
+      chapters: [{ contentHtml: `<p>One.</p>${img('shared.png')}` }, { contentHtml: `<p>Two.</p>${img('shared.png')}${img('own.png')}` }],
+    })
+  ).json() as Story;
+  const stored = () => imageFolderFiles(ctx.dataDir).sort();
+
+  t.equal((await ctx.del(`/api/stories/${story.id}/chapters/2`)).statusCode, 200);
+  t.strictSame(stored(), [path.join('inline', 'shared.png')], "the deleted chapter's own picture goes; the one chapter 1 names stays");
+  t.equal((await ctx.put(`/api/stories/${story.id}/chapters/1`, { title: 'Renamed' })).statusCode, 200);
+  t.strictSame(stored(), [path.join('inline', 'shared.png')], 'an edit that keeps the text keeps its pictures');
+  t.equal((await ctx.put(`/api/stories/${story.id}/chapters/1`, { contentHtml: '<p>Plain now.</p>' })).statusCode, 200);
+  t.strictSame(stored(), [], 'a new text without the picture releases it');
 });
 
 t.test('every author in order; co-authors count in their storyCount', async (t) => {
