@@ -5,7 +5,8 @@
  * (src/stories/chapter-text.ts `assembleWork`). Walking the chapters in order up to that offset
  * names the chapter. Bounded like the snippet: each chapter is read only as far as the snippet's
  * window reaches ({@link SNIPPET_SOURCE_CHARS}), and the walk stops at the chapter that holds the
- * offset, so a 200-chapter work costs what its first few chapters do.
+ * offset, so a 200-chapter work costs what its first few chapters do. A one-chapter story (most
+ * of a library) is answered without reading its text at all: its only chapter holds every offset.
  */
 import type Database from 'better-sqlite3';
 import { defineStatements } from '../../db/statements.js';
@@ -29,8 +30,18 @@ const chapterTexts = defineStatements((client: Database.Database) =>
   ),
 );
 
+// Reads no text column: a row's title comes before its texts, so no overflow page is touched.
+const onlyChapter = defineStatements((client: Database.Database) =>
+  client.prepare<[string], HitChapter>(
+    `SELECT position AS "index", title FROM story_chapters c
+     WHERE story_id = ? AND position = 1 AND NOT EXISTS (SELECT 1 FROM story_chapters n WHERE n.story_id = c.story_id AND n.position = 2)`,
+  ),
+);
+
 /** The chapter holding `offset` (UTF-16 units) of the story's whole-work plain text, or null past its end. */
 export function chapterAtOffset(client: Database.Database, storyId: string, offset: number): HitChapter | null {
+  const only = onlyChapter(client).get(storyId);
+  if (only !== undefined) return only;
   let cursor = 0;
   let first = true;
   for (const chapter of chapterTexts(client).iterate(storyId)) {
