@@ -4,19 +4,17 @@
  * story rules allow: the title, author and series names cut to their limits, tag names cleaned
  * and cut (blank ones left out, at most the 100 a story carries, the first kind of a name kept), a
  * source URL kept only when it is an http(s) URL of at most 2048 characters, chapter titles cut to
- * 500 characters, every author kept in order (at most 100).
+ * 500 characters, every author kept in order (at most the 50 a story may name: one more would
+ * make a story no edit could save and no library archive restore).
  */
 import { cleanName, nameKey, storedTagName } from '../lib/names.js';
 import { CHAPTER_TITLE_MAX } from '../schemas/chapter.js';
 import { URL_MAX } from '../schemas/common.js';
-import { LINKED_NAME_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from '../schemas/story.js';
+import { LINKED_NAME_MAX, STORY_AUTHORS_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from '../schemas/story.js';
 import { TAG_NAME_MAX, type TagKind } from '../schemas/tag.js';
 import { assembleWork, type ChapterText } from '../stories/chapter-text.js';
 import type { StoryInput } from '../stories/input.js';
 import type { ParsedChapter, ParsedStory } from './parse.js';
-
-/** Authors of one imported work kept at most (FanFicFare's test site has 20; anthologies more). */
-const AUTHORS_MAX = 100;
 
 function cut(text: string, max: number): string {
   return [...text].slice(0, max).join('').trim();
@@ -45,7 +43,7 @@ function authorNamesOf(raw: readonly string[] | undefined): string[] {
   const names: string[] = [];
   for (const author of raw ?? []) {
     const name = cut(cleanName(author), LINKED_NAME_MAX);
-    if (name !== '' && !names.includes(name) && names.length < AUTHORS_MAX) names.push(name);
+    if (name !== '' && !names.includes(name) && names.length < STORY_AUTHORS_MAX) names.push(name);
   }
   return names;
 }

@@ -29,6 +29,8 @@ export function zipOf(entries: readonly ZipEntry[]): Promise<Buffer> {
 export interface EpubOptions {
   title?: string;
   author?: string;
+  /** Every author in order (each a `dc:creator`), in place of `author`. */
+  authors?: string[];
   subjects?: string[];
   description?: string;
   source?: string;
@@ -60,7 +62,7 @@ export function fanficEpub(options: EpubOptions = {}): Promise<Buffer> {
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf">
     <dc:identifier id="fanficfare-uid">fanficfare-uid:fanfic.example-u1-s12345</dc:identifier>
     <dc:title>${escapeXml(o.title)}</dc:title>
-    <dc:creator opf:role="aut">${escapeXml(o.author)}</dc:creator>
+    ${(o.authors ?? [o.author]).map((name) => `<dc:creator opf:role="aut">${escapeXml(name)}</dc:creator>`).join('\n    ')}
     <dc:contributor opf:role="bkp">FanFicFare [https://github.com/JimmXinu/FanFicFare]</dc:contributor>
     <dc:language>en</dc:language>
     ${o.subjects.map((subject) => `<dc:subject>${escapeXml(subject)}</dc:subject>`).join('\n    ')}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { ErrorBody } from '../../src/schemas/common.js';
 import { JobDto, JobStarted } from '../../src/schemas/job.js';
-import { StoryDto } from '../../src/schemas/story.js';
+import { STORY_AUTHORS_MAX, StoryDto } from '../../src/schemas/story.js';
 import { buildTestApp, tempDataDir, type TestContext } from '../helpers/app.js';
 import { fanficEpub, postImport, waitForJob, zipOf } from '../helpers/import.js';
 import { assertMatches } from '../helpers/schema.js';
@@ -42,6 +42,19 @@ t.test('a FanFicFare EPUB becomes a story with its title, author, series and vol
   t.equal(fs.existsSync(path.join(ctx.dataDir, 'jobs', job.id)), false, 'the upload folder is removed when the job ends');
   const search = await ctx.get('/api/stories/search?query=stars');
   t.equal(search.json().results?.[0]?.id, story?.id, 'the story is in the search index');
+});
+
+t.test('a file naming more authors than a story may have keeps the first ones, as many as a story body may name', async (t) => {
+  const ctx = await buildTestApp(t);
+  const names = Array.from({ length: STORY_AUTHORS_MAX + 10 }, (_, n) => `Writer ${n + 1}`);
+  const job = await importAndWait(t, ctx, [{ filename: 'anthology.epub', data: await fanficEpub({ authors: names }) }]);
+  t.match(job, { status: 'done', done: 1, failed: 0 });
+  const [story] = await storiesOf(ctx);
+  t.same(
+    story?.authors.map((author) => author.name),
+    names.slice(0, STORY_AUTHORS_MAX),
+    'a story the API could not have written would not survive an edit or a restored archive',
+  );
 });
 
 t.test('HTML, text and Markdown files: titles, paragraphs, the sanitizer applied', async (t) => {
