@@ -3,9 +3,10 @@
  * excerpt lies at an offset of the story's whole-work plain text, which is its chapters' texts
  * in order, each titled one after its title and a blank line, joined by blank lines
  * (src/stories/chapter-text.ts `assembleWork`). Walking the chapters in order up to that offset
- * names the chapter. Bounded like the snippet: each chapter is read only as far as the snippet's
- * window reaches ({@link SNIPPET_SOURCE_CHARS}), and the walk stops at the chapter that holds the
- * offset, so a 200-chapter work costs what its first few chapters do. A one-chapter story (most
+ * names the chapter. Bounded like the snippet: each chapter's length is known only as far as the
+ * snippet's window reaches ({@link SNIPPET_SOURCE_CHARS}), and the walk stops at the chapter that
+ * holds the offset, so a 200-chapter work costs what its first few chapters do (SQLite still
+ * loads each walked chapter's text whole for `substr`). A one-chapter story (most
  * of a library) is answered without reading its text at all: its only chapter holds every offset.
  */
 import type Database from 'better-sqlite3';
