@@ -475,7 +475,10 @@ export const epubRenditions = sqliteTable(
      * theirs) the file was made from. Newer rows repeat `contentDigest` here.
      */
     entityVersion: text('entity_version').notNull(),
-    /** JSON array, one element per spine item: the story id it holds, or null (title page, nav). */
+    /**
+     * JSON array, one element per spine item: null (title page), a story id (a book made before
+     * chapters: the story's whole text), or the page record of src/epub/documents.ts `SpineDocument`.
+     */
     spine: text('spine').notNull(),
     createdAt: text('created_at').notNull(),
     /** SHA-256 of everything in the book but its modified stamp: equal contents, equal digest. */
