@@ -17,7 +17,7 @@ import { findProgress, saveProgressRow } from '../stories/progress-repository.js
 import { insertStory, linkTags, missingStoryIds, replaceCoauthors, tagIdsOf, unlinkTags } from '../stories/repository.js';
 import { replaceChapters } from '../stories/chapter-service.js';
 import { stampChapter } from '../stories/chapter-repository.js';
-import { textAsChapter, type ChapterText } from '../stories/chapter-text.js';
+import { chapterCountOf, textAsChapter, type ChapterText } from '../stories/chapter-text.js';
 import type { StoryText } from '../html/story-text.js';
 import type { ArchiveAuthor, ArchiveProgress, ArchiveSeries, ArchiveShelf, ArchiveStory, ArchiveTag } from '../schemas/archive.js';
 import { findShelfById, replaceShelfStories, shelfNameTaken } from '../shelves/repository.js';
@@ -118,7 +118,9 @@ export function restoreStory(tx: Tx, prepared: PreparedStory, ids: IdMap): { not
     title: story.title.trim(),
     summary: story.summary,
     description: story.description,
+    // The whole work and its chapter count: replaceChapters below writes the chapters alone.
     ...text,
+    chapterCount: chapterCountOf(prepared.chapters ?? [text]),
     sourceUrl: story.sourceUrl,
     coverPath: prepared.coverPath,
     rating: story.rating,

@@ -14,7 +14,6 @@ import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { findStoryStamp, updateStory } from './repository.js';
 import { storyNotFound } from './errors.js';
 import { CHAPTERS_MAX, type ChapterDto, type ChapterMetaDto } from '../schemas/chapter.js';
-import type { StoryText } from '../html/story-text.js';
 import * as repo from './chapter-repository.js';
 import { assembleWork, deriveChapter, type ChapterText, type RawChapter } from './chapter-text.js';
 
@@ -40,6 +39,8 @@ function presentChapter(row: repo.ChapterRow): ChapterDto {
   };
 }
 
+const EMPTY_CHAPTER = deriveChapter({});
+
 /** Rebuilds the story's whole-work columns from its stored chapters (inside the caller's transaction). */
 export function reassembleStory(tx: Tx, storyId: string): void {
   const chapters = repo.loadChapters(tx, storyId);
@@ -47,18 +48,14 @@ export function reassembleStory(tx: Tx, storyId: string): void {
 }
 
 /**
- * Makes the story's chapters exactly these (a create, an update through `contentHtml` or
- * `chapters`), and its whole-work columns with them. At least one chapter: none is one empty.
+ * Makes the story's chapters exactly these (an update through `contentHtml` or `chapters`, a
+ * restore). At least one chapter: none is one empty. The caller writes the whole work they make
+ * and `chapterCountOf` them in its own update of the story row: writing them here as well set
+ * `content_plain` twice, and the search trigger re-indexed the whole text twice.
  */
-/**
- * `whole` is the story text the caller already derived for these chapters (a flat body, whose
- * text-free HTML stays "" rather than null); assembled from them otherwise.
- */
-export function replaceChapters(tx: Tx, storyId: string, chapters: readonly ChapterText[], now: string, whole?: StoryText): void {
-  const list = chapters.length > 0 ? chapters : [deriveChapter({})];
+export function replaceChapters(tx: Tx, storyId: string, chapters: readonly ChapterText[], now: string): void {
   repo.deleteChapters(tx, storyId);
-  list.forEach((chapter, i) => repo.insertChapter(tx, storyId, i + 1, chapter, now));
-  repo.writeStoryText(tx, storyId, { ...(whole ?? assembleWork(list)), chapterCount: list.length });
+  insertChapters(tx, storyId, chapters, now);
 }
 
 /**
@@ -66,7 +63,7 @@ export function replaceChapters(tx: Tx, storyId: string, chapters: readonly Chap
  * (src/stories/service.ts `insertNewStory`): none is one empty chapter.
  */
 export function insertChapters(tx: Tx, storyId: string, chapters: readonly ChapterText[], now: string): void {
-  const list = chapters.length > 0 ? chapters : [deriveChapter({})];
+  const list = chapters.length > 0 ? chapters : [EMPTY_CHAPTER];
   list.forEach((chapter, i) => repo.insertChapter(tx, storyId, i + 1, chapter, now));
 }
 

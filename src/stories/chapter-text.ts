@@ -66,6 +66,11 @@ export function assembleWork(chapters: readonly WorkPart[]): StoryText {
   return { contentHtml: html.join('\n'), contentPlain: plain.join('\n\n'), wordCount };
 }
 
+/** The chapters a story keeps of these: at least one, since none is stored as one empty chapter (src/stories/chapter-service.ts). */
+export function chapterCountOf(chapters: readonly unknown[]): number {
+  return Math.max(1, chapters.length);
+}
+
 /** A whole-work text (an importer's flat body, an archive's story) as one untitled chapter. */
 export function textAsChapter(text: StoryText): ChapterText {
   return {

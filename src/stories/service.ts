@@ -16,7 +16,7 @@ import { findAuthorById, findOrCreateAuthor } from '../authors/repository.js';
 import { findOrCreateSeries, findSeriesById } from '../series/repository.js';
 import { findOrCreateTags, findTagById, setMissingTagKinds } from '../tags/repository.js';
 import { insertChapters, replaceChapters } from './chapter-service.js';
-import { textAsChapter, type ChapterText } from './chapter-text.js';
+import { chapterCountOf, textAsChapter, type ChapterText } from './chapter-text.js';
 import { tagNotFound } from '../tags/service.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
@@ -85,7 +85,7 @@ function fieldPatch(input: StoryInput): repo.StoryPatch {
   if (input.volume !== undefined) patch.volume = input.volume;
   if (input.rating !== undefined) patch.rating = input.rating;
   if (input.text !== undefined) Object.assign(patch, input.text);
-  if (input.text !== undefined) patch.chapterCount = Math.max(1, input.chapters?.length ?? 1);
+  if (input.text !== undefined) patch.chapterCount = chapterCountOf(input.chapters ?? [input.text]);
   if (input.coverPath !== undefined) patch.coverPath = input.coverPath;
   if (input.status !== undefined) patch.status = input.status;
   if (input.publishedAt !== undefined) patch.publishedAt = input.publishedAt;
@@ -219,7 +219,7 @@ export async function changeStory(db: Db, store: ImageStore, id: string, body: S
     repo.updateStory(tx, id, { ...fieldPatch(input), ...resolveLinks(tx, input), updatedAt: nextUpdatedAt(current.updatedAt) });
     if (input.tagNames !== undefined) replaceTags(tx, id, input);
     const chapters = chaptersOf(input);
-    if (chapters !== undefined) replaceChapters(tx, id, chapters, nowIso(), input.text);
+    if (chapters !== undefined) replaceChapters(tx, id, chapters, nowIso());
     if (input.coauthorNames !== undefined) setCoauthors(tx, id, input.coauthorNames);
     else if (input.author !== undefined) repo.dropCoauthor(tx, id, repo.findStoryAuthorId(tx, id));
     return { result: undefined, released: [...(input.coverPath === undefined ? [] : [current.coverPath]), ...releasedImages] };
