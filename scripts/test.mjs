@@ -37,12 +37,17 @@ const outRoot = path.join(root, 'dist', 'test');
 const stampFile = path.join(outRoot, '.build-stamp.json');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
-/** Every file under `dir`, as absolute paths. */
+/**
+ * Every file under `dir`, as absolute paths. A running test's t.testdir() (tap-testdir-*, beside
+ * its compiled file) is its own: it is not entered, so a run started meanwhile in this checkout
+ * neither deletes its files nor fails on a folder removed while it is listed.
+ */
 function walk(dir) {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.join(entry.parentPath, entry.name));
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name.startsWith('tap-testdir-') ? [] : walk(full);
+    return entry.isFile() ? [full] : [];
+  });
 }
 
 const isTypeScript = (file) => /\.(m|c)?ts$/.test(file) && !/\.d\.(m|c)?ts$/.test(file);
@@ -142,11 +147,10 @@ function compileTests() {
     }
     written += 1;
   }
-  // A deleted or renamed test must not keep running from its old output. Only outputs go: a
-  // running test's t.testdir() (tap-testdir-*, beside the compiled file) is its own.
+  // A deleted or renamed test must not keep running from its old output. Only outputs go.
   if (fs.existsSync(outRoot)) {
     for (const file of walk(outRoot)) {
-      if (!wanted.has(file) && /\.(m|c)?js(\.map)?$/.test(file) && !file.includes(`${path.sep}tap-testdir-`)) fs.rmSync(file, { force: true });
+      if (!wanted.has(file) && /\.(m|c)?js(\.map)?$/.test(file)) fs.rmSync(file, { force: true });
     }
   }
   fs.mkdirSync(outRoot, { recursive: true });

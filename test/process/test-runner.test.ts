@@ -75,8 +75,13 @@ t.test('a failing file fails the run; only the files asked for run; a deleted te
   t.notMatch(one.stdout, /other\.test/, 'the other file did not run');
 
   rmSync(path.join(dir, 'test', 'unit', 'other.test.ts'));
+  // A running test's t.testdir() beside its compiled file: not the runner's to clean.
+  const testdir = path.join(dir, 'dist', 'test', 'unit', 'tap-testdir-location', 'nested');
+  mkdirSync(testdir, { recursive: true });
+  writeFileSync(path.join(testdir, 'made-by-the-test.js'), '');
   const after = runTests(dir);
   t.equal(after.status, 0, 'exits 0', { output: `${after.stdout}${after.stderr}` });
   t.notMatch(after.stdout, /other\.test/);
   t.notOk(existsSync(path.join(dir, 'dist', 'test', 'unit', 'other.test.js')), 'its compiled copy is gone');
+  t.ok(existsSync(path.join(testdir, 'made-by-the-test.js')), "a test's own folder is left alone");
 });
