@@ -168,8 +168,3 @@ export function removeShelfStories(tx: Tx, shelfId: string, storyIds: readonly s
     .where(and(eq(shelfStories.shelfId, shelfId), inArray(shelfStories.storyId, [...storyIds])))
     .run().changes;
 }
-
-/** Every (shelf, story, position) row, for the archive. */
-export function allShelfStoryRows(db: DbOrTx): (typeof shelfStories.$inferSelect)[] {
-  return db.select().from(shelfStories).orderBy(asc(shelfStories.shelfId), asc(shelfStories.position)).all();
-}
