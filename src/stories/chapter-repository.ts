@@ -143,12 +143,6 @@ export function deleteChapterAt(tx: Tx, storyId: string, position: number): bool
   return true;
 }
 
-/** Moves the chapters from `position` on down by one, making room for an insert there. */
-export function makeRoomAt(tx: Tx, storyId: string, position: number): void {
-  shiftOut(tx).run(storyId, position - 1);
-  shiftBack(tx).run(1, storyId);
-}
-
 /** The whole work's columns on the story row, written with every chapter change. */
 const storyTextUpdate = defineStatements((tx: Tx) =>
   sqliteClient(tx).prepare(

@@ -17,12 +17,8 @@ import { CHAPTERS_MAX, type ChapterDto, type ChapterMetaDto } from '../schemas/c
 import * as repo from './chapter-repository.js';
 import { assembleWork, deriveChapter, type ChapterText, type RawChapter } from './chapter-text.js';
 
-export function chapterNotFound(storyId: string, index: number): NotFound {
+function chapterNotFound(storyId: string, index: number): NotFound {
   return new NotFound(`Chapter ${index} not found in story: ${storyId}`);
-}
-
-function presentMeta(row: repo.ChapterMeta): ChapterMetaDto {
-  return row;
 }
 
 function presentChapter(row: repo.ChapterRow): ChapterDto {
@@ -84,7 +80,7 @@ function requireStory(db: Db | Tx, storyId: string): { updatedAt: string } {
 /** `GET /api/stories/{id}/chapters`: the contents, without text; 404 for an unknown story. */
 export function listChapters(db: Db, storyId: string): ChapterMetaDto[] {
   requireStory(db, storyId);
-  return repo.listChapterMeta(db, storyId).map(presentMeta);
+  return repo.listChapterMeta(db, storyId);
 }
 
 /** `GET /api/stories/{id}/chapters/{index}`; 404 for an unknown story or chapter. */

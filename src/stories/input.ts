@@ -125,7 +125,8 @@ function checkStoryBody(db: DbOrTx, body: StoryUpdateBody, details: ErrorDetails
     if (body.authorId !== undefined || body.authorName !== undefined) {
       details.authorNames = 'give either authorNames or authorId/authorName, not both';
     } else {
-      const names = [...new Map(body.authorNames.map((name) => [name, cleanName(name)])).values()];
+      // A name given twice (in any case) is kept once where the authors are found (src/stories/service.ts `setCoauthors`).
+      const names = body.authorNames.map(cleanName);
       if (names.some((name) => name === '')) details.authorNames = BLANK;
       else {
         author = { name: names[0] as string };
