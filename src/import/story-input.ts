@@ -26,7 +26,8 @@ function nameChoice(raw: string | undefined): StoryInput['author'] {
   return name === '' ? undefined : { name };
 }
 
-function tagsOf(raw: ParsedStory['tags']): { names: string[]; kinds: Map<string, TagKind> } | undefined {
+/** Tag names cleaned and cut to the story rules, each with the first kind given for it (the file and the archive import alike). */
+export function tagsOf(raw: ParsedStory['tags']): { names: string[]; kinds: Map<string, TagKind> } | undefined {
   if (raw === undefined) return undefined;
   const names = new Set<string>();
   const kinds = new Map<string, TagKind>();
@@ -39,7 +40,8 @@ function tagsOf(raw: ParsedStory['tags']): { names: string[]; kinds: Map<string,
   return { names: [...names], kinds };
 }
 
-function authorNamesOf(raw: readonly string[] | undefined): string[] {
+/** Author names cleaned and cut, each once, in order, at most a story's. */
+export function authorNamesOf(raw: readonly string[] | undefined): string[] {
   const names: string[] = [];
   for (const author of raw ?? []) {
     const name = cut(cleanName(author), LINKED_NAME_MAX);

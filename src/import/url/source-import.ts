@@ -15,9 +15,10 @@ import { inlineImagePaths, releasedInlineImages, storedImageOfSource } from '../
 import type { ImageStore } from '../../images/store.js';
 import type { ImportAllowList } from '../../lib/allow-hosts.js';
 import { nextUpdatedAt, nowIso } from '../../lib/clock.js';
-import { cleanName, nameKey, storedTagName } from '../../lib/names.js';
-import { LINKED_NAME_MAX, STORY_AUTHORS_MAX, STORY_TAG_NAMES_MAX, STORY_TITLE_MAX } from '../../schemas/story.js';
-import { TAG_NAME_MAX, type TagKind } from '../../schemas/tag.js';
+import { cleanName } from '../../lib/names.js';
+import { LINKED_NAME_MAX, STORY_TITLE_MAX } from '../../schemas/story.js';
+import type { TagKind } from '../../schemas/tag.js';
+import { authorNamesOf, tagsOf } from '../story-input.js';
 import { planMerge, type MergePlan } from './source-merge.js';
 import { insertSource, insertUpdate, recordCheck, type UpdateDetails } from './source-rows.js';
 import type { SourceWork } from './source-work.js';
@@ -62,26 +63,19 @@ export function nextCheckAt(deps: Pick<SourceWriteDeps, 'checkIntervalHours'>, s
   return new Date(now + offset).toISOString();
 }
 
-/** The story fields of a work (without its chapters), as the file import fits a file to the story rules. */
+/** The story fields of a work (without its chapters), fitted to the story rules as a file's are (../story-input.ts). */
 function workInput(work: SourceWork, series: { name: string; part: number } | undefined): StoryInput & { title: string } {
-  const authors = work.authors.map((name) => cut(cleanName(name), LINKED_NAME_MAX)).filter((name) => name !== '');
-  const tagNames: string[] = [];
-  const tagKinds = new Map<string, TagKind>();
-  for (const tag of work.tags) {
-    const name = cut(storedTagName(tag.name), TAG_NAME_MAX);
-    if (name === '' || tagKinds.has(nameKey(name)) || tagNames.length >= STORY_TAG_NAMES_MAX) continue;
-    tagNames.push(name);
-    tagKinds.set(nameKey(name), tag.kind);
-  }
+  const [author, ...coauthorNames] = authorNamesOf(work.authors);
+  const tags = tagsOf(work.tags) ?? { names: [], kinds: new Map<string, TagKind>() };
   const summary = work.summary === null ? null : cut(htmlToPlainText(work.summary), SUMMARY_MAX);
   return {
     title: cut(cleanName(work.title), STORY_TITLE_MAX) || 'Untitled',
-    author: authors[0] === undefined ? null : { name: authors[0] },
-    coauthorNames: authors.slice(1, STORY_AUTHORS_MAX),
+    author: author === undefined ? null : { name: author },
+    coauthorNames,
     series: series === undefined ? null : { name: cut(cleanName(series.name), LINKED_NAME_MAX) },
     volume: series?.part ?? null,
-    tagNames,
-    tagKinds,
+    tagNames: tags.names,
+    tagKinds: tags.kinds,
     summary: summary === '' ? null : summary,
     sourceUrl: work.url,
     status: work.status,
