@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { nowIso } from '../lib/clock.js';
+import { assembleWork, type WorkPart } from '../stories/chapter-text.js';
 import { fileNameDigest } from './file-names.js';
 import { insertRendition, modifiedOfContents, pruneBook, pruneSearchBooks, upsertNamedRendition, type RenditionRow } from './repository.js';
 import type { SpineDocument } from './documents.js';
@@ -51,6 +52,15 @@ export function storyTextDigest(contentHtml: string | null): string {
     .slice(0, 32);
 }
 
+/**
+ * {@link storyTextDigest} of the whole work these chapters make (src/stories/chapter-text.ts
+ * `assembleWork`, which the stored `contentHtml` is): a book already holds the chapters, so the
+ * story's whole text is not read a second time for it.
+ */
+export function workTextDigest(chapters: readonly WorkPart[]): string {
+  return storyTextDigest(chapters.length === 0 ? null : assembleWork(chapters).contentHtml);
+}
+
 /** The stamp a book with this content digest carries: an earlier rendition's, else `fallback` (the newest change of its stories). */
 export function bookStamp(db: Db, kind: BookKind, entityKey: string, digest: string, fallback: string): string {
   return modifiedOfContents(db, kind, entityKey, digest) ?? fallback;
@@ -63,7 +73,8 @@ export interface HandedOut {
   hash: string;
   contentDigest: string;
   modified: string;
-  stories: ReadonlyArray<{ id: string; contentHtml: string | null }>;
+  /** Per story, in order: {@link storyTextDigest} of its whole-work HTML (what a book made before chapters is checked against). */
+  texts: readonly string[];
   /** The story pages after the title page, in spine order (src/epub/documents.ts). */
   pages: readonly SpineDocument[];
   /** The names the file may be saved under (src/epub/file-names.ts). */
@@ -85,7 +96,7 @@ export function recordRendition(db: Db, book: HandedOut): void {
     createdAt: nowIso(),
     contentDigest: book.contentDigest,
     modified: book.modified,
-    texts: JSON.stringify(book.stories.map((story) => storyTextDigest(story.contentHtml))),
+    texts: JSON.stringify(book.texts),
     byName: false,
   };
   bookkeepingTransaction(db, (tx) => {

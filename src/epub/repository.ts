@@ -13,7 +13,6 @@ export interface BookStoryRow {
   title: string;
   summary: string | null;
   description: string | null;
-  contentHtml: string | null;
   sourceUrl: string | null;
   coverPath: string | null;
   volume: number | null;
@@ -35,7 +34,6 @@ const STORY_COLUMNS = {
   title: stories.title,
   summary: stories.summary,
   description: stories.description,
-  contentHtml: stories.contentHtml,
   sourceUrl: stories.sourceUrl,
   coverPath: stories.coverPath,
   volume: stories.volume,

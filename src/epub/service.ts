@@ -22,7 +22,7 @@ import { CONTAINER_XML, STYLE_CSS, contentOpf, navXhtml, titlePage, tocNcx, type
 import { storyPages, type PageStory, type StoryPage } from './documents.js';
 import { koreaderPartialMd5 } from './partial-md5.js';
 import { bookFileNames } from './file-names.js';
-import { bookStamp, contentDigest, recordRendition, storyTextDigest, UNSTAMPED } from './renditions.js';
+import { bookStamp, contentDigest, recordRendition, storyTextDigest, UNSTAMPED, workTextDigest } from './renditions.js';
 import { loadBookStories, seriesStoryIds, tagStoryIds, type BookStoryRow, type RenditionRow } from './repository.js';
 import { chapterBlocks, ownImagePaths, type ImageResolver } from './xhtml.js';
 import { zipEntries, type ZipEntry } from './zip.js';
@@ -210,7 +210,7 @@ async function buildBook(db: Db, store: ImageStore, spec: BookSpec): Promise<Epu
     hash,
     contentDigest: digest,
     modified,
-    stories: spec.stories,
+    texts: spec.stories.map((story) => workTextDigest(chaptersOf.get(story.id) ?? [])),
     pages: pages.map((page) => page.spine),
     fileNames: bookFileNames(spec.downloadTitle, spec.kind === 'story' ? { title: spec.stories[0]!.title, author: spec.stories[0]!.author } : undefined),
   });

@@ -11,10 +11,11 @@ import type { Db } from '../db/open.js';
 import { NotFound } from '../errors.js';
 import { bookkeepingTransaction } from '../db/bookkeeping.js';
 import { findRendition, loadBookStories, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
-import { storyTextDigest } from '../epub/renditions.js';
+import { storyTextDigest, workTextDigest } from '../epub/renditions.js';
 import { pageBlocks, type SpineDocument } from '../epub/documents.js';
 import { chapterBlocks, storyBody, type BodyBlock } from '../epub/xhtml.js';
-import { chapterCount, findChapter, listChapterMeta } from '../stories/chapter-repository.js';
+import { chapterCount, findChapter, listChapterMeta, loadChapters } from '../stories/chapter-repository.js';
+import { assembleWork } from '../stories/chapter-text.js';
 import type { KosyncProgressBody, KosyncProgressDto, KosyncSaved } from '../schemas/kosync.js';
 import { newestProgressAmong } from '../stories/progress-repository.js';
 import { saveProgress } from '../stories/progress-service.js';
@@ -82,9 +83,10 @@ function legacyUnchanged(db: Db, book: Book): boolean {
  */
 function wholeStoryBlocks(db: Db, book: Book, storyId: string): BodyBlock[] | undefined {
   const [story] = loadBookStories(db, [storyId]);
-  if (story === undefined || chapterCount(db, storyId) !== 1) return undefined;
-  const unchanged = book.texts === null ? legacyUnchanged(db, book) : book.texts[book.storyIds.indexOf(storyId)] === storyTextDigest(story.contentHtml);
-  return unchanged ? storyBody(story.title, story.contentHtml ?? '', () => undefined).blocks : undefined;
+  const chapters = loadChapters(db, storyId);
+  if (story === undefined || chapters.length !== 1) return undefined;
+  const unchanged = book.texts === null ? legacyUnchanged(db, book) : book.texts[book.storyIds.indexOf(storyId)] === workTextDigest(chapters);
+  return unchanged ? storyBody(story.title, assembleWork(chapters).contentHtml ?? '', () => undefined).blocks : undefined;
 }
 
 /** The blocks of chapter `chapter` as the book wrote them, when the chapter's text is still what the file holds; undefined otherwise. */

@@ -147,7 +147,7 @@ const NOT_IN = {
    * has no metadata for a word count, a rating or when the story was added; its chapters it reads
    * from their own table.
    */
-  epubRow: [...INTERNAL, ...without(NEWER, 'status', 'published_at', 'source_updated_at', 'language'), ...READER_STATE, 'content_plain', 'word_count', 'rating', 'created_at'],
+  epubRow: [...INTERNAL, ...without(NEWER, 'status', 'published_at', 'source_updated_at', 'language'), ...READER_STATE, 'content_html', 'content_plain', 'word_count', 'rating', 'created_at'],
   /** The target numbers its own rows; everything else must come back as it was. */
   archiveRoundTrip: [...INTERNAL],
 } satisfies Record<string, string[]>;
