@@ -16,6 +16,7 @@ import { homeRoutes } from './home/routes.js';
 import { searchPageRoutes } from './search/routes.js';
 import { libraryRoutes } from './library/routes.js';
 import { editRoutes } from './edit/routes.js';
+import { chapterEditRoutes } from './edit/chapter-routes.js';
 import { shelfPageRoutes } from './shelves/routes.js';
 import { manageTagsRoutes } from './manage-tags/routes.js';
 import { settingsRoutes } from './settings/routes.js';
@@ -29,7 +30,7 @@ declare module 'fastify' {
   }
 }
 
-/** The largest form body a page accepts (login, logout and theme take 8 KiB, docs/decisions.md, "Web interface"). */
+/** The form body a page accepts unless its route says less (login, logout and theme take 8 KiB) or more (the chapter form), docs/decisions.md, "Web interface". */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
@@ -91,6 +92,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(searchPageRoutes);
   await app.register(libraryRoutes);
   await app.register(editRoutes);
+  await app.register(chapterEditRoutes);
   await app.register(manageTagsRoutes);
   await app.register(shelfPageRoutes);
   await app.register(settingsRoutes);

@@ -19,6 +19,17 @@ async function noHorizontalScroll(t: Test, page: Page, label: string): Promise<v
   t.ok(widths[0] <= widths[1], `${label}: no horizontal scroll at 320 px (${widths[0]} <= ${widths[1]})`);
 }
 
+/** Each page as its `load` shows it: no axe violation in any theme, and no horizontal scroll at 320 px. */
+async function checkPages(t: Test, page: Page, origin: string, pages: Array<[string, () => Promise<void>]>): Promise<void> {
+  for (const [label, load] of pages) {
+    await inEveryTheme(page, origin, load, async (theme) => expectNoAxeViolations(t, page, `${label} (${theme})`));
+    await page.setViewport({ width: 320, height: 640 });
+    await load();
+    await noHorizontalScroll(t, page, label);
+    await page.setViewport({ width: 1024, height: 768 });
+  }
+}
+
 t.test('create a story with a cover through the form, then edit it; axe in every theme; 320 px', async (t) => {
   const ctx = await buildTestApp(t);
   const origin = await serveOnLan(ctx.app);
@@ -100,14 +111,53 @@ t.test('create a story with a cover through the form, then edit it; axe in every
     [`/authors/${author.id}/edit`, async () => void (await page.goto(`${origin}/authors/${author.id}/edit`, { waitUntil: 'load' }))],
     ['/tags', async () => void (await page.goto(`${origin}/tags`, { waitUntil: 'load' }))],
   ];
-  for (const [label, load] of pages) {
-    await inEveryTheme(page, origin, load, async (theme) => expectNoAxeViolations(t, page, `${label} (${theme})`));
-    await page.setViewport({ width: 320, height: 640 });
-    await load();
-    await noHorizontalScroll(t, page, label);
-    await page.setViewport({ width: 1024, height: 768 });
-  }
+  await checkPages(t, page, origin, pages);
   t.equal(await page.$$eval('.error-summary a', (links) => links.length), 0, 'the last page shown has no errors');
+  t.same(problems, [], 'no CSP block, failed request or page error');
+});
+
+t.test('the chapter editor: edit a chapter from the edit page; axe on its pages in every theme; 320 px', async (t) => {
+  const ctx = await buildTestApp(t);
+  const origin = await serveOnLan(ctx.app);
+  const { page, problems } = await watchedPage(t, browser, origin);
+  await logIn(page, origin, ctx.token);
+  const chapters = [
+    { title: 'One', contentHtml: '<p>First night.</p>' },
+    { title: 'A chapter title long enough to wrap on the narrowest of phone screens', contentHtml: '<p>Second night.</p>' },
+  ];
+  const { id } = (await ctx.post('/api/stories', { title: 'Nights', chapters })).json() as { id: string };
+  const single = (await ctx.post('/api/stories', { title: 'Single', contentHtml: '<p>Alone.</p>' })).json() as { id: string };
+
+  await page.goto(`${origin}/stories/${id}/edit`, { waitUntil: 'load' });
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click(`#chapters a[href="/stories/${id}/chapters/2/edit"]`)]);
+  await page.waitForSelector('#chapter-title');
+  t.equal(await page.$eval('#chapter-body', (el) => (el as unknown as { value: string }).value), '<p>Second night.</p>', 'the chapter page is prefilled');
+  await page.$eval('#chapter-body', (el) => ((el as unknown as { value: string }).value = ''));
+  await page.type('#chapter-body', '<p>Second night, rewritten in the browser.</p>');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
+  await page.waitForSelector('#chapters-notice');
+  t.equal(new URL(page.url()).pathname, `/stories/${id}/edit`, 'back on the edit page');
+  const chapter = (await ctx.get(`/api/stories/${id}/chapters/2`)).json() as { contentHtml: string };
+  t.equal(chapter.contentHtml, '<p>Second night, rewritten in the browser.</p>', 'the chapter was saved');
+
+  const pages: Array<[string, () => Promise<void>]> = [
+    ["the edit page's chapters section, with its notice", async () => void (await page.goto(`${origin}/stories/${id}/edit?chapters=saved`, { waitUntil: 'load' }))],
+    ['a chapter edit page', async () => void (await page.goto(`${origin}/stories/${id}/chapters/1/edit`, { waitUntil: 'load' }))],
+    [
+      'a chapter edit page with errors',
+      async () => {
+        await page.goto(`${origin}/stories/${id}/chapters/1/edit`, { waitUntil: 'load' });
+        await page.$eval('#chapter-body', (el) => ((el as unknown as { value: string }).value = ' '));
+        await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
+        await page.waitForSelector('.error-summary');
+      },
+    ],
+    ['the new chapter page', async () => void (await page.goto(`${origin}/stories/${id}/chapters/new`, { waitUntil: 'load' }))],
+    ['a chapter delete confirmation', async () => void (await page.goto(`${origin}/stories/${id}/chapters/2/delete`, { waitUntil: 'load' }))],
+    ['the refusal to delete an only chapter', async () => void (await page.goto(`${origin}/stories/${single.id}/chapters/1/delete`, { waitUntil: 'load' }))],
+    ["a one-chapter story's edit page", async () => void (await page.goto(`${origin}/stories/${single.id}/edit`, { waitUntil: 'load' }))],
+  ];
+  await checkPages(t, page, origin, pages);
   t.same(problems, [], 'no CSP block, failed request or page error');
 });
 

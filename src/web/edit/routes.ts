@@ -13,12 +13,14 @@ import { StoryCreateBody, StoryUpdateBody, type StoryDto } from '../../schemas/s
 import { listSeries } from '../../series/service.js';
 import { storyBodyIssues } from '../../stories/input.js';
 import { addStory, changeStory, getStoryDto } from '../../stories/service.js';
+import { listChapters } from '../../stories/chapter-service.js';
 import { autocompleteTags } from '../../tags/service.js';
 import { storyHref } from '../layout/links.js';
 import { render, template } from '../render.js';
 import { checkBody } from '../../validation.js';
 import { formRefusal } from '../form.js';
 import { bodyHtml, formValues, storyBody } from './story-form.js';
+import { chapterNotice } from './chapter-view.js';
 import {
   authorFormView,
   editStoryView,
@@ -39,6 +41,9 @@ const ImportForm = Type.Object({
   update: Type.Optional(Type.String({ maxLength: 10 })),
 });
 type ImportForm = Static<typeof ImportForm>;
+
+const EditQuery = Type.Object({ chapters: Type.Optional(Type.String({ maxLength: 20 })) });
+type EditQuery = Static<typeof EditQuery>;
 
 const SuggestQuery = Type.Object({
   authorName: Type.Optional(Type.String({ maxLength: 255 })),
@@ -79,7 +84,7 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
   const storyForm = async (request: FastifyRequest, reply: FastifyReply, story: StoryDto | undefined) => {
     const { fields, image, uploadErrors } = await receiveForm(request, 'covers', 'cover');
     const values = formValues(fields);
-    const view = (state: StoryFormState) => (story === undefined ? newStoryView(state) : editStoryView(story, state));
+    const view = (state: StoryFormState) => (story === undefined ? newStoryView(state) : editStoryView(story, listChapters(app.db, story.id), state));
     const preview = fields.action?.at(-1) === 'preview';
     const body = storyBody(values, image ?? (values.removeCover ? null : undefined));
     // A story of several chapters has no body field: a contentHtml would make it one chapter.
@@ -146,9 +151,11 @@ export const editRoutes: FastifyPluginAsync = async (app) => {
   });
   app.post('/stories/new', { config: { acceptsMultipart: true } }, async (request, reply) => storyForm(request, reply, undefined));
 
-  app.get<{ Params: IdParams }>('/stories/:id/edit', { schema: { params: IdParams } }, async (request, reply) =>
-    render(reply, STORY_FORM, editStoryView(getStoryDto(app.db, request.params.id))),
-  );
+  // `?chapters=added|saved|deleted`: the chapter editor's message after it returned here (src/web/edit/chapter-routes.ts).
+  app.get<{ Params: IdParams; Querystring: EditQuery }>('/stories/:id/edit', { schema: { params: IdParams, querystring: EditQuery } }, async (request, reply) => {
+    const story = getStoryDto(app.db, request.params.id);
+    return render(reply, STORY_FORM, editStoryView(story, listChapters(app.db, story.id), {}, chapterNotice(request.query.chapters)));
+  });
   app.post<{ Params: IdParams }>('/stories/:id/edit', { config: { acceptsMultipart: true }, schema: { params: IdParams } }, async (request, reply) =>
     storyForm(request, reply, getStoryDto(app.db, request.params.id)),
   );

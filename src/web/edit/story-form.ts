@@ -67,8 +67,8 @@ export function plainTextToHtml(text: string): string {
     .join('\n');
 }
 
-/** The body's HTML as the sanitizer is given it (`null` when empty). */
-export function bodyHtml(values: StoryFormValues): string | null {
+/** The body's HTML as the sanitizer is given it (`null` when empty); the chapter form's body is read the same way. */
+export function bodyHtml(values: Pick<StoryFormValues, 'body' | 'bodyFormat'>): string | null {
   if (values.body.trim() === '') return null;
   return values.bodyFormat === 'text' ? plainTextToHtml(values.body) : values.body;
 }

@@ -3,15 +3,10 @@ import { imageUrl } from '../../images/image-path.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { StoryDto } from '../../schemas/story.js';
 import type { PageModel } from '../render.js';
+import { fieldErrors, type FieldError } from './field-errors.js';
+import type { ChapterMetaDto } from '../../schemas/chapter.js';
+import { chaptersSectionView, type ChapterNotice, type ChaptersSectionView } from './chapter-view.js';
 import { EMPTY_STORY_FORM, type StoryFormValues } from './story-form.js';
-
-/** One message of the error summary: the field's label and the id of its control. */
-export interface FieldError {
-  field: string;
-  id: string;
-  label: string;
-  message: string;
-}
 
 /** The form fields of the story form, in page order: `[field, control id, label]`. */
 const STORY_FIELDS = [
@@ -36,28 +31,6 @@ const API_TO_FORM: Record<string, string> = {
   seriesId: 'seriesName',
 };
 
-/** Turns `details` into per-field messages (keyed by form field) and the summary list, in page order. */
-export function fieldErrors(
-  details: ErrorDetails,
-  fields: ReadonlyArray<readonly [string, string, string]>,
-  rename: Record<string, string> = {},
-): { byField: Record<string, string>; summary: FieldError[] } {
-  const byField: Record<string, string> = {};
-  const extra: string[] = [];
-  for (const [key, message] of Object.entries(details)) {
-    const field = rename[key] ?? key;
-    if (fields.some(([name]) => name === field)) byField[field] ??= message;
-    else extra.push(`${key} ${message}`);
-  }
-  const summary = fields
-    .filter(([name]) => byField[name] !== undefined)
-    .map(([field, id, label]) => ({ field, id, label, message: byField[field] as string }));
-  // A message about no field of the form (a rare race) still reaches the summary, linked to the first field.
-  const first = fields[0];
-  for (const message of extra) if (first !== undefined) summary.push({ field: first[0], id: first[1], label: 'Form', message });
-  return { byField, summary };
-}
-
 export interface StoryFormView extends PageModel {
   /** `/stories/new` or `/stories/{id}/edit`. */
   action: string;
@@ -80,6 +53,8 @@ export interface StoryFormView extends PageModel {
    * sends `contentHtml`, which would make the work one chapter (docs/decisions.md, "Edit forms").
    */
   chapterCount: number | undefined;
+  /** The Chapters section below the form (edit only): each chapter with its edit and delete pages. */
+  chapters: ChaptersSectionView | undefined;
 }
 
 /** The URL import box of the new-story page (docs/api.md, "Importing from a URL"). */
@@ -114,6 +89,7 @@ export function newStoryView(state: StoryFormState = {}, importForm: Partial<Imp
     submitLabel: 'Create story',
     importForm: { url: importForm.url ?? '', update: importForm.update ?? false, error: importForm.error, existingId: importForm.existingId },
     chapterCount: undefined,
+    chapters: undefined,
   };
 }
 
@@ -133,7 +109,8 @@ export function storyValues(story: StoryDto): StoryFormValues {
   };
 }
 
-export function editStoryView(story: StoryDto, state: StoryFormState = {}): StoryFormView {
+/** The edit page of a stored story: its form, and below it the Chapters section listing `chapters`. */
+export function editStoryView(story: StoryDto, chapters: readonly ChapterMetaDto[], state: StoryFormState = {}, notice?: ChapterNotice): StoryFormView {
   const { byField, summary } = fieldErrors(state.details ?? {}, STORY_FIELDS, API_TO_FORM);
   const path = `/stories/${encodeURIComponent(story.id)}`;
   return {
@@ -149,6 +126,7 @@ export function editStoryView(story: StoryDto, state: StoryFormState = {}): Stor
     submitLabel: 'Save changes',
     importForm: undefined,
     chapterCount: story.chapterCount > 1 ? story.chapterCount : undefined,
+    chapters: chaptersSectionView(story.id, chapters, notice),
   };
 }
 
