@@ -161,7 +161,8 @@ t.test('the chapter editor: edit a chapter from the edit page; axe on its pages 
   t.same(problems, [], 'no CSP block, failed request or page error');
 });
 
-t.test('with JavaScript off a story can be created', async (t) => {
+/** An app served on the LAN and a logged-in page of a fresh browser context with JavaScript off. */
+async function withoutJavaScript(t: Test) {
   const ctx = await buildTestApp(t);
   const origin = await serveOnLan(ctx.app);
   const context = await browser.createBrowserContext();
@@ -169,6 +170,11 @@ t.test('with JavaScript off a story can be created', async (t) => {
   const page = await context.newPage();
   await page.setJavaScriptEnabled(false);
   await logIn(page, origin, ctx.token);
+  return { ctx, origin, page };
+}
+
+t.test('with JavaScript off a story can be created', async (t) => {
+  const { ctx, origin, page } = await withoutJavaScript(t);
   await page.goto(`${origin}/stories/new`, { waitUntil: 'load' });
   await page.type('#story-title', 'No JS story');
   await page.type('#story-body', 'Plain words');
@@ -179,4 +185,28 @@ t.test('with JavaScript off a story can be created', async (t) => {
   t.match(new URL(page.url()).pathname, /^\/stories\/[0-9a-f-]{36}$/, 'landed on the story');
   const list = (await ctx.get('/api/stories')).json() as { content: Array<{ title: string; contentHtml: string }> };
   t.same(list.content.map((story) => [story.title, story.contentHtml]), [['No JS story', '<p>Plain words</p>']]);
+});
+
+t.test('with JavaScript off a chapter can be added, edited and deleted', async (t) => {
+  const { ctx, origin, page } = await withoutJavaScript(t);
+  const { id } = (await ctx.post('/api/stories', { title: 'Single', contentHtml: '<p>Alone.</p>' })).json() as { id: string };
+  const submit = (selector: string) => Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(selector)]);
+
+  await page.goto(`${origin}/stories/${id}/edit`, { waitUntil: 'load' });
+  await submit(`#chapters a[href="/stories/${id}/chapters/new"]`);
+  await page.type('#chapter-title', 'Second');
+  await page.type('#chapter-body', 'More words');
+  await page.click('input[name="bodyFormat"][value="text"]');
+  await submit('button[value="save"]');
+  t.equal(await page.$eval('#chapters-notice', (el) => el.textContent), 'Chapter added.', 'back on the edit page, told so');
+  await submit(`#chapters a[href="/stories/${id}/chapters/2/edit"]`);
+  await page.$eval('#chapter-title', (el) => ((el as unknown as { value: string }).value = 'Second, renamed'));
+  await submit('button[value="save"]');
+  t.equal(await page.$eval('#chapters-notice', (el) => el.textContent), 'Chapter saved.');
+  await submit(`#chapters a[href="/stories/${id}/chapters/1/delete"]`);
+  await submit('form.delete-confirm button[type="submit"]');
+  t.match(await page.$eval('#chapters-notice', (el) => el.textContent), /deleted/);
+  const chapters = (await ctx.get(`/api/stories/${id}/chapters`)).json() as Array<{ title: string }>;
+  t.same(chapters.map((chapter) => chapter.title), ['Second, renamed'], 'added, renamed, and the first one deleted');
+  t.equal((await ctx.get(`/api/stories/${id}`)).json().contentHtml, '<h2>Second, renamed</h2>\n<p>More words</p>');
 });

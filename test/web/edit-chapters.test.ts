@@ -140,6 +140,11 @@ t.test('refusals show the form again with the message, a 4xx, and change nothing
   const emptyNew = await ctx.form(`/stories/${story.id}/chapters/new`, { title: 'Four', body: '', action: 'save' });
   t.equal(emptyNew.statusCode, 400, 'an empty new chapter too');
 
+  // Past the form's 4 MiB the body is not read at all: Fastify's 413, as an error page.
+  const huge = await ctx.form(`/stories/${story.id}/chapters/1/edit`, { title: 'One', body: `<p>${'word '.repeat(900_000)}</p>`, action: 'save' });
+  t.equal(huge.statusCode, 413);
+  t.match(huge.headers['content-type'], /text\/html/);
+
   const after = await storyOf(ctx, story.id);
   t.equal(after.updatedAt, before.updatedAt, 'nothing was written');
   t.equal(after.contentHtml, before.contentHtml);
