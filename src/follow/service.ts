@@ -23,6 +23,27 @@ export function storyUpdates(db: Db, storyId: string, limit: number): StoryUpdat
   return listUpdates(db, storyId, limit).map(presentUpdate);
 }
 
+/** What the story page shows of a followed source (docs/decisions.md, "Story page and reader"). */
+export interface FollowState {
+  url: string;
+  /** False when the reader stopped following or the engine cannot fetch (a file's source): no refresh is offered. */
+  followed: boolean;
+  lastCheckedAt: string | null;
+  nextCheckAt: string | null;
+  /** The last failed check's message, or null once a check succeeds. */
+  lastError: string | null;
+  /** The latest updates, newest first: `GET /api/stories/{id}/updates`' own. */
+  updates: StoryUpdateDto[];
+}
+
+/** A story's source and its latest `limit` updates, or undefined when it follows none (an unknown story included). */
+export function followState(db: Db, storyId: string, limit: number): FollowState | undefined {
+  const source = sourceOf(db, storyId);
+  if (source === undefined) return undefined;
+  const updates = listUpdates(db, storyId, limit).map(presentUpdate);
+  return { url: source.url, followed: source.follow, lastCheckedAt: source.lastCheckedAt, nextCheckAt: source.nextCheckAt, lastError: source.lastError, updates };
+}
+
 /** What went wrong, in one line for `story_sources.last_error` and a job's errors. */
 export function failureText(error: unknown): string {
   if (error instanceof HttpError) return error.details?.url === undefined ? error.message : `${error.message}: the address ${error.details.url}`;

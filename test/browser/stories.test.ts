@@ -1,10 +1,12 @@
+import fs from 'node:fs';
 import t from 'tap';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { Test } from 'tap';
 import { buildTestApp, TEST_PASSWORD, type TestContext } from '../helpers/app.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
-import { expectAccessiblePages } from '../helpers/axe.js';
+import { expectAccessiblePages, expectNoAxeViolations } from '../helpers/axe.js';
 import { createStory } from '../helpers/factories.js';
+import { fixtureSite, serve } from '../helpers/fixture-site.js';
 
 // One browser for the whole file; each test has its own app and pages.
 const browser = await launchBrowser(t);
@@ -147,6 +149,49 @@ t.test('axe in every theme on the story page, the reader and the delete page; 32
   const { page, problems } = await watchedPage(t, browser, origin);
   await logIn(page, origin);
   await expectAccessiblePages(t, page, origin, [`/stories/${story.id}`, `/stories/${story.id}/read`, `/stories/${story.id}/delete`], 1000);
+  t.same(problems, []);
+});
+
+t.test('axe on the chapter and source sections: every author, facts, tags by kind, contents, the update log; refresh with htmx', async (t) => {
+  const ctx = await buildTestApp(t, { IMPORT_ALLOW_HOSTS: '127.0.0.1' });
+  const origin = await serveOnLan(ctx.app);
+  const otwarchive = (name: string) => fs.readFileSync(new URL(`../fixtures/otwarchive/${name}`, import.meta.url), 'utf8');
+  const growing = { html: otwarchive('work-growing-v1.html') };
+  const site = await fixtureSite(t, { '/works/1003': (request, response) => serve(growing.html)(request, response) });
+  const followed = (await ctx.post('/api/import/url', { url: `${site.origin}/works/1003` })).json() as { id: string };
+  const story = await createStory(ctx, {
+    title: 'O farol de uma noite muito longa',
+    authorNames: ['Ann Author', 'Bea', 'Cy with a-very-long-pseud-that-should-wrap'],
+    chapters: Array.from({ length: 12 }, (_, i) => ({ title: i % 3 === 2 ? '' : `Capítulo ${i + 1}`, contentHtml: `<p>Texto ${i + 1}.</p>` })),
+    status: 'in-progress',
+    language: 'pt-BR',
+    publishedAt: '2024-01-05T00:00:00.000Z',
+    sourceUpdatedAt: '2024-03-10T00:00:00.000Z',
+    tagNames: ['lighthouse keepers', 'ada/tomas', 'mira', 'no archive warnings apply', 'f/m', 'teen and up audiences', 'slow burn', 'mine'],
+  });
+  const kinds = { 'lighthouse keepers': 'fandom', 'ada/tomas': 'relationship', mira: 'character', 'no archive warnings apply': 'warning', 'f/m': 'category', 'teen and up audiences': 'rating', 'slow burn': 'freeform' };
+  for (const [name, kind] of Object.entries(kinds)) ctx.app.db.$client.prepare('UPDATE tags SET kind = ? WHERE name = ?').run(kind, name);
+  await ctx.put(`/api/stories/${story.id}/progress`, { progress: 0.2, position: '0', chapter: 3 });
+
+  const { page, problems } = await watchedPage(t, browser, origin);
+  await logIn(page, origin, `/stories/${followed.id}`);
+  growing.html = otwarchive('work-growing-v2.html');
+  await page.click('form.story-page__refresh button[type="submit"]');
+  await page.waitForFunction(`document.querySelector('form.story-page__refresh .story-page__notice')?.textContent === '1 new chapter, 1 updated'`);
+  t.equal(new URL(page.url()).pathname, `/stories/${followed.id}`, 'htmx followed the redirect back to the story');
+  t.equal(await page.$$eval('.story-page__update-log > li', (items) => items.length), 2, 'the new update is listed');
+
+  await expectAccessiblePages(t, page, origin, [`/stories/${story.id}`, `/stories/${followed.id}?refreshed=1.1.0.0`], 1000);
+
+  // A failing source: the page again, with the error by the form, and an address a reload can open.
+  const gone = await fixtureSite(t, {});
+  ctx.app.db.$client.prepare('UPDATE story_sources SET url = ? WHERE story_id = ?').run(`${gone.origin}/works/1003`, followed.id);
+  await page.goto(`${origin}/stories/${followed.id}`, { waitUntil: 'load' });
+  await page.click('form.story-page__refresh button[type="submit"]');
+  await page.waitForSelector('.story-page__notice--failed:not(:empty)');
+  t.match(await page.$eval('.story-page__notice--failed', (el) => el.textContent), /HTTP 404/);
+  t.equal(new URL(page.url()).pathname, `/stories/${followed.id}`);
+  await expectNoAxeViolations(t, page, 'a failed refresh');
   t.same(problems, []);
 });
 

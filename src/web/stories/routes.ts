@@ -3,22 +3,31 @@ import { ChapterParams, type ChapterMetaDto } from '../../schemas/chapter.js';
 import { getChapter, listChapters } from '../../stories/chapter-service.js';
 import { storyCards } from '../../stories/list-service.js';
 import { storyNotFound } from '../../stories/errors.js';
-import { BadRequest } from '../../errors.js';
+import { BadRequest, HttpError } from '../../errors.js';
 import { IdParams } from '../../schemas/common.js';
-import type { StoryDto } from '../../schemas/story.js';
-import { volumeNeighbours } from '../../series/repository.js';
 import { changeStory, deleteStory, getStoryDto, rateStory } from '../../stories/service.js';
 import { chapterToOpen, getProgress } from '../../stories/progress-service.js';
-import { changeFavourite, changeReadingStatus, getReadingState } from '../../stories/reading-status.js';
+import { changeFavourite, changeReadingStatus } from '../../stories/reading-status.js';
 import { READING_STATUSES } from '../../schemas/reading-status.js';
-import type { Db } from '../../db/open.js';
+import { failureText, refreshStory } from '../../follow/service.js';
 import { formFields } from '../form.js';
 import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
 import { storyHref } from '../layout/links.js';
 import { sendStory } from '../../send/service.js';
-import { chapterReadHref, deleteView, readerStateView, readerView, sendFormView, storyPageView, type DeleteView, type Neighbours, type ReaderView, type StoryPageView } from './view.js';
+import {
+  chapterReadHref,
+  deleteView,
+  loadStoryPage,
+  neighboursOf,
+  readerView,
+  refreshedParam,
+  type DeleteView,
+  type ReaderView,
+  type StoryPageQuery,
+  type StoryPageView,
+} from './view.js';
 
 const STORY = template<StoryPageView>('stories/story');
 const READER = template<ReaderView>('stories/reader');
@@ -26,11 +35,6 @@ const DELETE = template<DeleteView>('stories/delete');
 
 /** A year, like the theme: a preference, not a secret. */
 const READER_COOKIE_SECONDS = 365 * 24 * 60 * 60;
-
-function neighboursOf(db: Db, story: Pick<StoryDto, 'seriesId' | 'volume' | 'createdAt'>): Neighbours {
-  if (story.seriesId === null || story.volume === null) return { previous: undefined, next: undefined };
-  return volumeNeighbours(db, story.seriesId, story.volume, story.createdAt);
-}
 
 /** The id checked as the API checks it (a malformed one is a 400 page); pages are not part of the OpenAPI document. */
 const params = { schema: { params: IdParams, hide: true } };
@@ -41,14 +45,26 @@ const params = { schema: { params: IdParams, hide: true } };
  * JavaScript; the handlers call the API's own services.
  */
 export const storyRoutes: FastifyPluginAsync = async (app) => {
-  app.get<{ Params: IdParams; Querystring: { rated?: string; sent?: string; status?: string; favourite?: string } }>('/stories/:id', params, async (request, reply) => {
-    const { query } = request;
-    const story = getStoryDto(app.db, request.params.id);
-    const notice = query.rated === undefined ? '' : 'Rating saved.';
-    const send = sendFormView(story.id, app.config.mail, query.sent !== undefined);
-    const saved = { status: query.status !== undefined, favourite: query.favourite !== undefined };
-    const reader = readerStateView(story.id, getReadingState(app.db, story.id), saved);
-    return render(reply, STORY, { ...storyPageView(story, getProgress(app.db, story.id), neighboursOf(app.db, story), notice, reader), send });
+  app.get<{ Params: IdParams; Querystring: StoryPageQuery }>('/stories/:id', params, async (request, reply) =>
+    render(reply, STORY, loadStoryPage(app.db, app.config.mail, request.params.id, request.query)),
+  );
+
+  // The API's refresh (`POST /api/stories/{id}/refresh`): 303 back with what changed; a refusal or a
+  // failing source is the story page again, with the message by the form and the error's status.
+  app.post<{ Params: IdParams }>('/stories/:id/refresh', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
+    const { id } = request.params;
+    try {
+      const outcome = await refreshStory(app.urlImports, id, 'refresh');
+      return reply.redirect(`${storyHref(id)}?refreshed=${refreshedParam(outcome)}#updates`, 303);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.statusCode === 401 || error.statusCode === 404) throw error;
+      const page = loadStoryPage(app.db, app.config.mail, id, {}, failureText(error));
+      // A story the page offers no refresh for (it follows no source, or no longer) has no place for the message: the error page says it.
+      if (page.follow?.refresh === undefined) throw error;
+      // htmx shows this answer in place: the address it keeps is the story page's, which a reload can open.
+      reply.header('HX-Push-Url', storyHref(id));
+      return render(reply, STORY, page, error.statusCode);
+    }
   });
 
   // status=<a status> sets it, status= (empty) clears it: the API's `PUT /api/stories/{id}/reading-status`.

@@ -1,21 +1,29 @@
 /**
  * View models of the story page, the reader and the delete confirmation (docs/web.md,
  * "Layout"): every value the templates show, already formatted; URLs built here, names
- * percent-encoded.
+ * percent-encoded. The story page's data is read here too, in `loadStoryPage`, so its GET and
+ * the refresh form's failure show the same page.
  */
 import type { StoryDto } from '../../schemas/story.js';
 import type { ReadingProgressDto } from '../../schemas/reading-progress.js';
 import type { ChapterDto, ChapterMetaDto } from '../../schemas/chapter.js';
 import type { StoryCard } from '../../stories/present.js';
-import { chapterToOpen } from '../../stories/progress-service.js';
 import { chapterWithHeading } from '../../stories/chapter-text.js';
-import type { VolumeNeighbour } from '../../series/repository.js';
+import { volumeNeighbours, type VolumeNeighbour } from '../../series/repository.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
 import type { PageModel } from '../render.js';
 import { outsideLink, OUTSIDE_REL, storyHref, tagHref, type OutsideLink } from '../layout/links.js';
 import { choiceLabel, READER_CHOICES, type ReaderSetting, type ReaderSettings } from './settings.js';
 import { READING_STATUS_CHOICES } from '../reading-status.js';
 import type { ReadingState } from '../../stories/repository.js';
+import type { Db } from '../../db/open.js';
+import type { StoryUpdateDto } from '../../schemas/source.js';
+import { listChapters } from '../../stories/chapter-service.js';
+import { getStoryDto } from '../../stories/service.js';
+import { chapterToOpen, getProgress } from '../../stories/progress-service.js';
+import { getReadingState } from '../../stories/reading-status.js';
+import { followState, type FollowState } from '../../follow/service.js';
+import { groupTagsByKind } from '../tag-kinds.js';
 
 /** Words per minute for the reading time: a common adult silent-reading average. */
 export const WORDS_PER_MINUTE = 238;
@@ -37,15 +45,25 @@ export interface SeriesView {
 export interface StoryPageView extends PageModel {
   id: string;
   cover: { thumbnail: string; full: string } | undefined;
-  author: LinkView | undefined;
+  /** Every author in order, each with the words that come before it: '', ', ' or ' and '. */
+  authors: Array<LinkView & { before: string }>;
   series: SeriesView | undefined;
-  tags: LinkView[];
-  /** "1,234 words · 6 min read". */
+  /** The story's language as a `lang` value for the text in it (title, summary, chapter titles), or '' when unknown. */
+  lang: string;
+  /** Status, language, dates and length, in the order shown; only those the story has. */
+  facts: FactView[];
+  /** The tags by kind (docs/decisions.md, "Tag kinds"): the archive's kinds first, the reader's own last. */
+  tagGroups: Array<{ label: string; tags: LinkView[] }>;
+  /** "3 chapters · 1,234 words · 6 min read". */
   length: string;
   summary: string | undefined;
   description: string | undefined;
   source: OutsideLink | undefined;
   sourceRel: string;
+  /** The chapters, for a story of more than one; undefined otherwise. */
+  contents: ContentsEntryView[] | undefined;
+  /** The update log and refresh form of a story that follows its source (docs/decisions.md, "Sources"). */
+  follow: FollowView | undefined;
   rating: number | null;
   /** The rating choices, for the radio buttons. */
   ratings: number[];
@@ -63,6 +81,53 @@ export interface StoryPageView extends PageModel {
   send: SendFormView | undefined;
   /** The reading-status and favourite forms (docs/decisions.md, "Reading status"). */
   reader: ReaderStateView;
+}
+
+/** A fact of the story page's list: a label and its text, a date as `<time>`, a language with its own name. */
+export interface FactView {
+  label: string;
+  text: string;
+  /** ISO 8601 for `<time datetime>`, or '' when the fact is no date. */
+  datetime: string;
+  /** The language's name in itself, in an element with `lang` (docs/decisions.md, "Story page and reader"), or undefined. */
+  autonym: { text: string; lang: string } | undefined;
+}
+
+export interface ContentsEntryView {
+  index: number;
+  href: string;
+  title: string;
+  words: string;
+  /** The chapter the reader's saved place is in. */
+  current: boolean;
+  /** The source no longer has this chapter (kept here). */
+  gone: boolean;
+}
+
+export interface UpdateView {
+  datetime: string;
+  /** "27 November 2026, 15:20 UTC". */
+  when: string;
+  /** "Imported", "Checked by hand", "Scheduled check", "File imported again". */
+  origin: string;
+  /** "2 new chapters, 1 updated". */
+  what: string;
+  /** The titles it names, by change: "New: Landfall". */
+  titles: string[];
+  from: OutsideLink | undefined;
+}
+
+export interface FollowView {
+  /** The latest updates, newest first, at most `UPDATES_SHOWN`. */
+  updates: UpdateView[];
+  /** "Last checked 27 November 2026, 15:20 UTC." or ''. */
+  checked: string;
+  /** "Next check ..." or '' (complete works, stopped follows). */
+  next: string;
+  /** The last check's failure, or ''. */
+  lastError: string;
+  /** The refresh form, when the story is still followed; undefined otherwise. */
+  refresh: { action: string; notice: string; failed: boolean } | undefined;
 }
 
 export interface ReaderStateView {
@@ -85,7 +150,7 @@ const TIMES = ['never', 'once', 'twice'];
 export function readerStateView(storyId: string, state: ReadingState, saved: { status: boolean; favourite: boolean }): ReaderStateView {
   const href = storyHref(storyId);
   const choices = [{ value: '', label: 'No status' }, ...READING_STATUS_CHOICES];
-  const finished = state.finishedAt === null ? '' : new Date(state.finishedAt).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  const finished = state.finishedAt === null ? '' : dayText(state.finishedAt);
   return {
     statusAction: `${href}/reading-status`,
     statuses: choices.map(({ value, label }) => ({ value, label, checked: (state.readingStatus ?? '') === value })),
@@ -151,7 +216,7 @@ export interface ReaderView extends PageModel {
 export interface ChaptersView {
   /** "Chapter 3 of 40". */
   label: string;
-  contents: Array<{ href: string; title: string; words: string; current: boolean }>;
+  contents: ContentsEntryView[];
   previous: LinkView | undefined;
   next: LinkView | undefined;
 }
@@ -181,8 +246,7 @@ function neighbourLink(neighbour: VolumeNeighbour | undefined, direction: 'Previ
 
 export function lengthText(wordCount: number): string {
   const minutes = Math.max(1, Math.round(wordCount / WORDS_PER_MINUTE));
-  const words = `${wordCount.toLocaleString('en-US')} ${wordCount === 1 ? 'word' : 'words'}`;
-  return wordCount === 0 ? 'No text yet' : `${words} · ${minutes} min read`;
+  return wordCount === 0 ? 'No text yet' : `${wordsText(wordCount)} · ${minutes} min read`;
 }
 
 /** "Continue (42 %)" once the reader has started (and not finished at 100 %), else "Read". */
@@ -192,23 +256,221 @@ export function readLabel(progress: ReadingProgressDto | undefined): string {
   return percent >= 100 ? 'Read again' : `Continue (${percent} %)`;
 }
 
-function authorLink(story: StoryDto): LinkView | undefined {
-  return story.authorId === null ? undefined : { href: `/authors/${encodeURIComponent(story.authorId)}`, text: story.authorName ?? '' };
+/** Updates the story page lists: the latest ten, enough to see what the last checks brought. */
+export const UPDATES_SHOWN = 10;
+
+/** Titles an update line names per kind of change; the count says how many more there were. */
+const UPDATE_TITLES_SHOWN = 5;
+
+const STATUS_TEXT: Readonly<Record<NonNullable<StoryDto['status']>, string>> = { complete: 'Complete', 'in-progress': 'In progress' };
+
+const ORIGIN_TEXT: Readonly<Record<StoryUpdateDto['origin'], string>> = {
+  import: 'Imported',
+  refresh: 'Checked by hand',
+  schedule: 'Scheduled check',
+  file: 'File imported again',
+};
+
+const DAY: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' };
+
+/** "27 November 2026": a day as the pages write it, in UTC (the server knows no reader's zone). */
+export function dayText(iso: string): string {
+  return new Date(iso).toLocaleDateString('en-GB', DAY);
 }
 
-export function storyPageView(
-  story: StoryDto,
-  progress: ReadingProgressDto | undefined,
-  neighbours: Neighbours = NO_NEIGHBOURS,
-  notice: string,
-  reader: ReaderStateView,
-): StoryPageView {
+/** "27 November 2026, 15:20 UTC". */
+function momentText(iso: string): string {
+  const at = new Date(iso);
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${dayText(iso)}, ${two(at.getUTCHours())}:${two(at.getUTCMinutes())} UTC`;
+}
+
+/** "by A, B and C": each author linked, with the words before it. */
+function authorLinks(authors: StoryDto['authors']): StoryPageView['authors'] {
+  return authors.map((author, i) => ({
+    href: `/authors/${encodeURIComponent(author.id)}`,
+    text: author.name,
+    before: i === 0 ? '' : i === authors.length - 1 ? ' and ' : ', ',
+  }));
+}
+
+const ENGLISH_LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/**
+ * A stored language tag as a `lang` value and its fact: the English name ("Brazilian Portuguese"),
+ * and the name in the language itself when ICU knows it ("português (Brasil)", marked with its
+ * `lang`). A tag ICU refuses is shown as stored and marks nothing.
+ */
+function languageOf(tag: string | null): { lang: string; fact: FactView } | undefined {
+  if (tag === null || tag.trim() === '') return undefined;
+  let lang: string;
+  try {
+    lang = Intl.getCanonicalLocales(tag)[0] ?? '';
+  } catch {
+    return { lang: '', fact: { label: 'Language', text: tag, datetime: '', autonym: undefined } };
+  }
+  const name = ENGLISH_LANGUAGE_NAMES.of(lang) ?? lang;
+  const own = Intl.DisplayNames.supportedLocalesOf([lang]).length > 0 ? new Intl.DisplayNames([lang], { type: 'language' }).of(lang) : undefined;
+  const autonym = own === undefined || own === name || own === lang ? undefined : { text: own, lang };
+  return { lang, fact: { label: 'Language', text: name, datetime: '', autonym } };
+}
+
+function storyFacts(story: StoryDto, language: FactView | undefined, length: string): FactView[] {
+  const fact = (label: string, text: string, datetime = ''): FactView => ({ label, text, datetime, autonym: undefined });
+  const facts: FactView[] = [];
+  if (story.status !== null) facts.push(fact('Status', STATUS_TEXT[story.status]));
+  if (language !== undefined) facts.push(language);
+  if (story.publishedAt !== null) facts.push(fact('Published', dayText(story.publishedAt), story.publishedAt));
+  if (story.sourceUpdatedAt !== null) facts.push(fact('Updated', dayText(story.sourceUpdatedAt), story.sourceUpdatedAt));
+  facts.push(fact('Length', length));
+  return facts;
+}
+
+/** A contents line for each chapter (titles and word counts, never text); `current` marks one. */
+function contentsEntries(storyId: string, chapters: readonly ChapterMetaDto[], current: number): ContentsEntryView[] {
+  return chapters.map((c) => ({
+    index: c.index,
+    href: chapterReadHref(storyId, c.index),
+    title: chapterName(c),
+    words: wordsText(c.wordCount),
+    current: c.index === current,
+    gone: c.sourceGoneAt !== null,
+  }));
+}
+
+/** The counts of a refresh or an update. */
+export type ChangeCounts = Pick<StoryUpdateDto, 'addedChapters' | 'updatedChapters' | 'keptChapters' | 'goneChapters'>;
+
+/** "2 new chapters, 1 updated", or "No changes". */
+export function changeText(counts: ChangeCounts): string {
+  const parts: string[] = [];
+  if (counts.addedChapters > 0) parts.push(`${counts.addedChapters} new ${counts.addedChapters === 1 ? 'chapter' : 'chapters'}`);
+  if (counts.updatedChapters > 0) parts.push(`${counts.updatedChapters} updated`);
+  if (counts.keptChapters > 0) parts.push(`${counts.keptChapters} refused (old text kept)`);
+  if (counts.goneChapters > 0) parts.push(`${counts.goneChapters} gone at the source (kept here)`);
+  return parts.length === 0 ? 'No changes' : parts.join(', ');
+}
+
+/** The `refreshed` value the refresh form's redirect carries: the four counts, dot-separated. */
+export function refreshedParam(counts: ChangeCounts): string {
+  return [counts.addedChapters, counts.updatedChapters, counts.keptChapters, counts.goneChapters].join('.');
+}
+
+/** The counts back from `refreshedParam`, or undefined for anything else (a hand-made address shows no notice). */
+export function parseRefreshed(raw: string | undefined): ChangeCounts | undefined {
+  const match = /^(\d{1,5})\.(\d{1,5})\.(\d{1,5})\.(\d{1,5})$/.exec(raw ?? '');
+  if (match === null) return undefined;
+  const [addedChapters, updatedChapters, keptChapters, goneChapters] = match.slice(1).map(Number) as [number, number, number, number];
+  return { addedChapters, updatedChapters, keptChapters, goneChapters };
+}
+
+function titlesLine(label: string, titles: readonly string[], count: number): string[] {
+  if (count === 0 || titles.length === 0) return [];
+  const shown = titles.slice(0, UPDATE_TITLES_SHOWN);
+  const more = count - shown.length;
+  return [`${label}: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`];
+}
+
+function updateView(update: StoryUpdateDto): UpdateView {
+  const imported = update.origin === 'import';
+  return {
+    datetime: update.at,
+    when: momentText(update.at),
+    origin: ORIGIN_TEXT[update.origin],
+    // The first import added every chapter: "12 chapters", and no list of their titles.
+    what: imported ? countText(update.addedChapters, 'chapter') : changeText(update),
+    titles: imported
+      ? []
+      : [
+          ...titlesLine('New', update.details.added, update.addedChapters),
+          ...titlesLine('Updated', update.details.updated, update.updatedChapters),
+          ...titlesLine('Refused', update.details.kept, update.keptChapters),
+          ...titlesLine('Gone at the source', update.details.gone, update.goneChapters),
+        ],
+    from: update.sourceUrl === null || update.sourceUrl === '' ? undefined : outsideLink(update.sourceUrl),
+  };
+}
+
+/** What a refresh just did, for the notice by its form: the counts after the redirect, or the error it answered. */
+export type RefreshNotice = { counts: ChangeCounts } | { error: string } | undefined;
+
+function followView(storyId: string, follow: FollowState | undefined, notice: RefreshNotice): FollowView | undefined {
+  if (follow === undefined) return undefined;
+  const refreshNotice = notice === undefined ? '' : 'error' in notice ? notice.error : changeText(notice.counts);
+  return {
+    updates: follow.updates.slice(0, UPDATES_SHOWN).map(updateView),
+    checked: follow.lastCheckedAt === null ? '' : `Last checked ${momentText(follow.lastCheckedAt)}.`,
+    next: follow.followed && follow.nextCheckAt !== null ? `Next check ${momentText(follow.nextCheckAt)}.` : '',
+    // A refresh that just failed says so by its form; the same message twice would only be noise.
+    lastError: notice !== undefined && 'error' in notice ? '' : (follow.lastError ?? ''),
+    refresh: follow.followed ? { action: `${storyHref(storyId)}/refresh`, notice: refreshNotice, failed: notice !== undefined && 'error' in notice } : undefined,
+  };
+}
+
+/** Everything the story page shows, read in one place (src/web/stories/routes.ts renders it). */
+export interface StoryPageData {
+  story: StoryDto;
+  progress: ReadingProgressDto;
+  neighbours: Neighbours;
+  /** The chapters' titles and word counts (no text); empty for a one-chapter story, which lists none. */
+  chapters: readonly ChapterMetaDto[];
+  follow: FollowState | undefined;
+  reader: ReaderStateView;
+  send: SendFormView | undefined;
+  /** The rating form's message ('' for none). */
+  notice: string;
+  refresh: RefreshNotice;
+}
+
+/** The previous and next volumes of the story's series, none when it has no volume. */
+export function neighboursOf(db: Db, story: Pick<StoryDto, 'seriesId' | 'volume' | 'createdAt'>): Neighbours {
+  if (story.seriesId === null || story.volume === null) return NO_NEIGHBOURS;
+  return volumeNeighbours(db, story.seriesId, story.volume, story.createdAt);
+}
+
+/** The story page's query: which form just saved (each form's redirect sets one), and a refresh's counts. */
+export interface StoryPageQuery {
+  rated?: string;
+  sent?: string;
+  status?: string;
+  favourite?: string;
+  refreshed?: string;
+}
+
+/**
+ * Reads everything the story page shows through the API's own services and presents it: the
+ * story, its reading state, series neighbours, the chapters' titles and word counts (only for a
+ * story of several chapters, never their text) and its source's latest updates. `refreshError`
+ * is the message of a refresh that just failed (the refresh form shows the page with it).
+ */
+export function loadStoryPage(db: Db, mail: { defaultTo: string | undefined } | undefined, id: string, query: StoryPageQuery, refreshError?: string): StoryPageView {
+  const story = getStoryDto(db, id);
+  const counts = parseRefreshed(query.refreshed);
+  return storyPageView({
+    story,
+    progress: getProgress(db, id),
+    neighbours: neighboursOf(db, story),
+    chapters: story.chapterCount > 1 ? listChapters(db, id) : [],
+    follow: followState(db, id, UPDATES_SHOWN),
+    reader: readerStateView(id, getReadingState(db, id), { status: query.status !== undefined, favourite: query.favourite !== undefined }),
+    send: sendFormView(id, mail, query.sent !== undefined),
+    notice: query.rated === undefined ? '' : 'Rating saved.',
+    refresh: refreshError !== undefined ? { error: refreshError } : counts === undefined ? undefined : { counts },
+  });
+}
+
+export function storyPageView(data: StoryPageData): StoryPageView {
+  const { story, progress } = data;
   const href = storyHref(story.id);
+  const language = languageOf(story.language);
+  const length = story.chapterCount > 1 ? `${countText(story.chapterCount, 'chapter')} · ${lengthText(story.wordCount)}` : lengthText(story.wordCount);
+  const many = data.chapters.length > 1;
+  const here = progress.updatedAt === null ? 0 : chapterToOpen(progress, data.chapters.map((c) => c.wordCount));
   return {
     title: story.title,
     id: story.id,
     cover: story.coverPath === null ? undefined : { thumbnail: thumbnailUrl(story.coverPath, 320), full: `/api/files/images/${story.coverPath.split('/').map(encodeURIComponent).join('/')}` },
-    author: authorLink(story),
+    authors: authorLinks(story.authors),
     series:
       story.seriesId === null
         ? undefined
@@ -216,15 +478,19 @@ export function storyPageView(
             href: `/series/${encodeURIComponent(story.seriesId)}`,
             name: story.seriesName ?? '',
             volumeLabel: story.volume === null ? '' : `Volume ${story.volume}`,
-            previous: neighbourLink(neighbours.previous, 'Previous'),
-            next: neighbourLink(neighbours.next, 'Next'),
+            previous: neighbourLink(data.neighbours.previous, 'Previous'),
+            next: neighbourLink(data.neighbours.next, 'Next'),
           },
-    tags: story.tags.map((tag) => ({ href: tagHref(tag.name), text: tag.name })),
-    length: lengthText(story.wordCount),
+    lang: language?.lang ?? '',
+    facts: storyFacts(story, language?.fact, length),
+    tagGroups: groupTagsByKind(story.tags).map((group) => ({ label: group.label, tags: group.tags.map((tag) => ({ href: tagHref(tag.name), text: tag.name })) })),
+    length,
     summary: nonEmpty(story.summary),
     description: nonEmpty(story.description),
     source: story.sourceUrl === null || story.sourceUrl === '' ? undefined : outsideLink(story.sourceUrl),
     sourceRel: OUTSIDE_REL,
+    contents: many ? contentsEntries(story.id, data.chapters, here) : undefined,
+    follow: followView(story.id, data.follow, data.refresh),
     rating: story.rating,
     ratings: [1, 2, 3, 4, 5],
     readHref: `${href}/read`,
@@ -233,9 +499,9 @@ export function storyPageView(
     editHref: `${href}/edit`,
     deleteHref: `${href}/delete`,
     ratingAction: `${href}/rating`,
-    send: undefined,
-    notice,
-    reader,
+    send: data.send,
+    notice: data.notice,
+    reader: data.reader,
   };
 }
 
@@ -258,8 +524,13 @@ export function chapterReadHref(storyId: string, index: number): string {
   return `${storyHref(storyId)}/read/${index}`;
 }
 
+/** "1 word", "1,234 words", "3 chapters". */
+function countText(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : `${noun}s`}`;
+}
+
 function wordsText(words: number): string {
-  return `${words.toLocaleString('en-US')} ${words === 1 ? 'word' : 'words'}`;
+  return countText(words, 'word');
 }
 
 /**
@@ -307,7 +578,7 @@ export function readerView(
     chapters: many
       ? {
           label: `Chapter ${index} of ${contents.length}`,
-          contents: contents.map((c) => ({ href: chapterReadHref(story.id, c.index), title: chapterName(c), words: wordsText(c.wordCount), current: c.index === index })),
+          contents: contentsEntries(story.id, contents, index),
           previous: link(contents[index - 2]),
           next: link(contents[index]),
         }
