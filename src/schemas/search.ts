@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AuthorDto } from './author.js';
 import { DateTime, Nullable, Rating, Uuid } from './common.js';
 import { READING_STATUSES, ReadingStatus } from './reading-status.js';
+import { TAG_KINDS, TAG_KIND_FIELDS, type TagKind, type TagKindListField } from './tag.js';
 
 const Page = Type.Integer({ minimum: 0, default: 0, description: '0-based page number' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' });
@@ -17,6 +18,26 @@ export const SEARCH_FILTER_VALUES_MAX = 100;
 export const SEARCH_FILTER_VALUE_MAX = 1000;
 /** Repeated keys (`tags=a&tags=b`) or one comma-separated value (`tags=a,b`), or both. */
 export const SearchNameList = Type.Array(Type.String({ maxLength: SEARCH_FILTER_VALUE_MAX }), { maxItems: SEARCH_FILTER_VALUES_MAX });
+
+/** A kind's filter (docs/decisions.md, "Tag kinds"): tag names as `tags` takes them, each a tag of that kind. */
+const kindFilter = (kind: TagKind) =>
+  Type.Optional(
+    Type.Array(Type.String({ maxLength: SEARCH_FILTER_VALUE_MAX }), {
+      maxItems: SEARCH_FILTER_VALUES_MAX,
+      description: `Names of tags of kind ${kind}, every one required (as tags); a name that is no ${kind} tag matches nothing`,
+    }),
+  );
+
+/** The story search's filter of each tag kind: `fandoms`, `relationships`, … (TAG_KIND_FIELDS). */
+export const TagKindFilters = {
+  [TAG_KIND_FIELDS.fandom.list]: kindFilter('fandom'),
+  [TAG_KIND_FIELDS.relationship.list]: kindFilter('relationship'),
+  [TAG_KIND_FIELDS.character.list]: kindFilter('character'),
+  [TAG_KIND_FIELDS.warning.list]: kindFilter('warning'),
+  [TAG_KIND_FIELDS.category.list]: kindFilter('category'),
+  [TAG_KIND_FIELDS.rating.list]: kindFilter('rating'),
+  [TAG_KIND_FIELDS.freeform.list]: kindFilter('freeform'),
+} satisfies Record<TagKindListField, unknown>;
 
 export const STORY_SEARCH_SORT_KEYS = ['relevance', 'createdAt', 'updatedAt', 'title', 'rating', 'wordCount', 'authorName'] as const;
 export type StorySearchSortKey = (typeof STORY_SEARCH_SORT_KEYS)[number];
@@ -33,6 +54,7 @@ export const StorySearchQuery = Type.Object({
   size: Size,
   authors: Type.Optional(SearchNameList),
   tags: Type.Optional(SearchNameList),
+  ...TagKindFilters,
   minRating: Type.Optional(Rating),
   maxRating: Type.Optional(Rating),
   sortBy: Type.Optional(StorySearchSort),
@@ -40,7 +62,7 @@ export const StorySearchQuery = Type.Object({
   readingStatus: Type.Optional(ReadingStatus),
   favourite: Type.Optional(Type.Boolean({ description: 'true: favourites only; false: the stories not marked favourite' })),
   facets: Type.Optional(
-    Type.Boolean({ description: 'true: add author, tag and rating counts over every matching story (top 20 of each)' }),
+    Type.Boolean({ description: 'true: add author, tag (all and per kind), rating and reading counts over every matching story (top 20 of each)' }),
   ),
 });
 export type StorySearchQuery = Static<typeof StorySearchQuery>;
@@ -116,11 +138,24 @@ export function SearchResult<T extends TSchema>(item: T) {
 export const FACET_VALUES_MAX = 20;
 
 const FacetName = Type.Object({ name: Type.String(), count: Type.Integer({ minimum: 1 }) });
+const KindFacet = Type.Array(FacetName, { maxItems: FACET_VALUES_MAX, description: 'Most stories first, then by name' });
 
 /** Counts over the whole result set, not the page (docs/decisions.md, "Search facets"). */
 export const SearchFacets = Type.Object({
   authors: Type.Array(FacetName, { maxItems: FACET_VALUES_MAX, description: 'Most stories first, then by name' }),
   tags: Type.Array(FacetName, { maxItems: FACET_VALUES_MAX, description: 'Most stories first, then by name' }),
+  tagKinds: Type.Object(
+    {
+      fandom: KindFacet,
+      relationship: KindFacet,
+      character: KindFacet,
+      warning: KindFacet,
+      category: KindFacet,
+      rating: KindFacet,
+      freeform: KindFacet,
+    } satisfies Record<TagKind, unknown>,
+    { description: `The tags of each kind (${TAG_KINDS.join(', ')}) counted as tags are; every kind present, [] when it has none` },
+  ),
   ratings: Type.Array(Type.Object({ rating: Rating, count: Type.Integer({ minimum: 1 }) }), {
     maxItems: 5,
     description: 'Highest rating first; unrated stories are not counted',

@@ -8,6 +8,25 @@ export type TagKind = (typeof TAG_KINDS)[number];
 /** What a tag says of a work at its source (docs/decisions.md, "Tag kinds"); null for the reader's own tags. */
 export const TagKindSchema = Type.Union(TAG_KINDS.map((kind) => Type.Literal(kind)));
 
+/**
+ * The query fields that filter by each kind (docs/decisions.md, "Tag kinds"): `list` in the story
+ * search (names, every one required, like `tags`), `one` on the library page (one name). The
+ * source's content rating is `contentRatings`/`contentRating`, apart from the reader's stars.
+ */
+export const TAG_KIND_FIELDS = {
+  fandom: { list: 'fandoms', one: 'fandom' },
+  relationship: { list: 'relationships', one: 'relationship' },
+  character: { list: 'characters', one: 'character' },
+  warning: { list: 'warnings', one: 'warning' },
+  category: { list: 'categories', one: 'category' },
+  rating: { list: 'contentRatings', one: 'contentRating' },
+  freeform: { list: 'freeforms', one: 'freeform' },
+} as const satisfies Record<TagKind, { list: string; one: string }>;
+/** A kind's story search filter: `fandoms`, `relationships`, … */
+export type TagKindListField = (typeof TAG_KIND_FIELDS)[TagKind]['list'];
+/** A kind's library page filter: `fandom`, `relationship`, … */
+export type TagKindOneField = (typeof TAG_KIND_FIELDS)[TagKind]['one'];
+
 export const TagDto = Type.Object({
   id: Uuid,
   name: Type.String(),

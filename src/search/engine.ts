@@ -12,6 +12,7 @@ import type { DbOrTx } from '../db/open.js';
 import type { SortDirection } from '../lib/pagination.js';
 import type { AuthorDto } from '../schemas/author.js';
 import type { ReadingStatus } from '../schemas/reading-status.js';
+import type { TagKind } from '../schemas/tag.js';
 import type { AuthorSearchSortKey, SearchEngineKind, SearchHealth, SearchFacets, StorySearchDto, StorySearchSortKey } from '../schemas/search.js';
 
 /**
@@ -27,6 +28,8 @@ export interface StorySearchRequest {
   authors?: readonly string[];
   /** Tag names, all of them (case-insensitive). */
   tags?: readonly string[];
+  /** Per kind, tag names of that kind, all of them (docs/decisions.md, "Tag kinds"); kinds left out filter nothing. */
+  tagsByKind?: TagKindNames;
   /** Inclusive; either one excludes unrated stories. */
   minRating?: number;
   maxRating?: number;
@@ -39,6 +42,9 @@ export interface StorySearchRequest {
   /** Count authors, tags and ratings over every matching story (docs/decisions.md, "Search facets"). */
   facets?: boolean;
 }
+
+/** Tag names asked for per kind; a kind is present only with at least one name. */
+export type TagKindNames = Partial<Record<TagKind, readonly string[]>>;
 
 /** An author search as engines receive it, complete (`authorSearchRequest`, ./service.ts). */
 export interface AuthorSearchRequest {

@@ -1,5 +1,6 @@
 import { READING_STATUSES, type ReadingStatus } from '../schemas/reading-status.js';
-import type { StorySearchDto } from '../schemas/search.js';
+import type { SearchFacets, StorySearchDto } from '../schemas/search.js';
+import { TAG_KINDS, type TagKind } from '../schemas/tag.js';
 
 /** A story as phase 2 of a search reads it: the DTO's columns, plus the text for its snippet. */
 export interface StoryHitRow {
@@ -57,4 +58,14 @@ export function presentStoryHit(row: StoryHitRow, tagNames: string[], snippet: s
 /** Puts reading-status facet counts in the statuses' own order, as both engines answer them. */
 export function sortReadingStatuses(counts: { readingStatus: ReadingStatus }[]): void {
   counts.sort((a, b) => READING_STATUSES.indexOf(a.readingStatus) - READING_STATUSES.indexOf(b.readingStatus));
+}
+
+/** Every tag kind with no facet value yet (docs/decisions.md, "Search facets"): both engines fill it. */
+export function emptyKindFacets(): SearchFacets['tagKinds'] {
+  return { fandom: [], relationship: [], character: [], warning: [], category: [], rating: [], freeform: [] };
+}
+
+/** True for a tag kind's name (a facet row or a stored kind). */
+export function isTagKind(value: string): value is TagKind {
+  return (TAG_KINDS as readonly string[]).includes(value);
 }

@@ -15,7 +15,8 @@ import {
   type StorySearchQuery,
   type StorySearchResult,
 } from '../schemas/search.js';
-import type { AuthorSearchRequest, SearchEngine, SearchPage, StorySearchRequest } from './engine.js';
+import { TAG_KINDS, TAG_KIND_FIELDS, type TagKindListField } from '../schemas/tag.js';
+import type { AuthorSearchRequest, SearchEngine, SearchPage, StorySearchRequest, TagKindNames } from './engine.js';
 
 /**
  * `tags=a&tags=b`, `tags=a,b` or both: trimmed names, blanks dropped (docs/decisions.md, "Lists and
@@ -28,26 +29,41 @@ export function nameList(values: readonly string[] | undefined): string[] | unde
 }
 
 /** The filters of a story search as the query string (or a smart shelf's saved search) gives them. */
-export type StorySearchFilters = Pick<StorySearchQuery, 'authors' | 'tags' | 'minRating' | 'maxRating'>;
+export type StorySearchFilters = Pick<StorySearchQuery, 'authors' | 'tags' | 'minRating' | 'maxRating'> &
+  Partial<Pick<StorySearchQuery, TagKindListField>>;
 
 /**
  * The filter rules a schema cannot say, one 400 naming every offending field: `minRating` not
- * above `maxRating`, and the `authors` and `tags` filters at most {@link SEARCH_FILTER_VALUES_MAX}
- * names each after splitting (the schema bounds the values, 100 of up to 1,000 characters, but
- * commas inside them could still make ~50,000 names, each a key to fold and look up). Returns the
- * name lists. Smart shelves check their saved search with it too (src/shelves/service.ts).
+ * above `maxRating`, and the `authors`, `tags` and tag kind filters (`fandoms`, …) at most
+ * {@link SEARCH_FILTER_VALUES_MAX} names each after splitting (the schema bounds the values, 100 of
+ * up to 1,000 characters, but commas inside them could still make ~50,000 names, each a key to
+ * fold and look up). Returns the name lists, the kinds' by kind. Smart shelves check their saved
+ * search with it too (src/shelves/service.ts).
  */
-export function checkedSearchFilters(query: StorySearchFilters): { authors?: string[]; tags?: string[] } {
+export function checkedSearchFilters(query: StorySearchFilters): { authors?: string[]; tags?: string[]; tagsByKind?: TagKindNames } {
   const details: Record<string, string> = {};
   if (query.minRating !== undefined && query.maxRating !== undefined && query.minRating > query.maxRating) {
     details.minRating = 'must not be greater than maxRating';
   }
-  const lists = { authors: nameList(query.authors), tags: nameList(query.tags) };
+  const lists: Record<string, string[] | undefined> = { authors: nameList(query.authors), tags: nameList(query.tags) };
+  const tagsByKind: TagKindNames = {};
+  for (const kind of TAG_KINDS) {
+    const field = TAG_KIND_FIELDS[kind].list;
+    const names = nameList(query[field]);
+    lists[field] = names;
+    if (names !== undefined) tagsByKind[kind] = names;
+  }
   for (const [field, names] of Object.entries(lists)) {
     if (names !== undefined && names.length > SEARCH_FILTER_VALUES_MAX) details[field] = `must name at most ${SEARCH_FILTER_VALUES_MAX} ${field} in all`;
   }
+  // Each kind's name is one more required tag: together they stay within what `tags` alone may ask (one plan condition each).
+  const tagFields = ['tags', ...TAG_KINDS.map((kind) => TAG_KIND_FIELDS[kind].list)].filter((field) => lists[field] !== undefined);
+  const required = tagFields.reduce((sum, field) => sum + (lists[field]?.length ?? 0), 0);
+  if (required > SEARCH_FILTER_VALUES_MAX) {
+    for (const field of tagFields) details[field] ??= `tags and the tag kind filters must name at most ${SEARCH_FILTER_VALUES_MAX} tags in all`;
+  }
   if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
-  return lists;
+  return { authors: lists.authors, tags: lists.tags, ...(Object.keys(tagsByKind).length === 0 ? {} : { tagsByKind }) };
 }
 
 /** A page when none is asked for, and its size (the query schema's defaults too). */
@@ -78,7 +94,7 @@ export async function answerStorySearch(engine: SearchEngine, query: StorySearch
   const started = performance.now();
   // Both engines compute page * size: a page too far out for an exact offset is a 400 here.
   pageWindow(query);
-  const { authors, tags } = checkedSearchFilters(query);
+  const { authors, tags, tagsByKind } = checkedSearchFilters(query);
   const result = await engine.searchStories(
     storySearchRequest({
       query: query.query,
@@ -86,6 +102,7 @@ export async function answerStorySearch(engine: SearchEngine, query: StorySearch
       size: query.size,
       authors,
       tags,
+      tagsByKind,
       minRating: query.minRating,
       maxRating: query.maxRating,
       readingStatus: query.readingStatus,

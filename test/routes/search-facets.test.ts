@@ -4,15 +4,13 @@
  * 20-value bound, and no `facets` key unless asked for. Expected counts are computed here from
  * what the test wrote.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
-import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
-import { buildTypesenseApp, drained } from '../helpers/fake-typesense/app.js';
+import { ENGINES, engineWorld } from '../helpers/fake-typesense/app.js';
 import { StorySearchResult, type SearchFacets } from '../../src/schemas/search.js';
 import { READING_STATUSES, type ReadingStatus } from '../../src/schemas/reading-status.js';
 import { matchesSchema } from '../helpers/schema.js';
-import type { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
 
 interface Result {
   results: { id: string; title: string }[];
@@ -22,17 +20,6 @@ interface Result {
   [key: string]: unknown;
 }
 
-const ENGINES = ['embedded', 'typesense'] as const;
-
-async function world(t: Test, engine: (typeof ENGINES)[number]): Promise<{ ctx: TestContext; settle: () => Promise<void> }> {
-  if (engine === 'embedded') {
-    const ctx = await buildTestApp(t);
-    return { ctx, settle: () => (ctx.app.searchEngine as EmbeddedSearchEngine).refreshTerms() };
-  }
-  const fake = await startFakeTypesense(t);
-  const ctx = await buildTypesenseApp(t, fake);
-  return { ctx, settle: () => drained(ctx) };
-}
 
 async function search(ctx: TestContext, params: Record<string, string | number | boolean | string[]>): Promise<Result> {
   const query = new URLSearchParams();
@@ -43,6 +30,8 @@ async function search(ctx: TestContext, params: Record<string, string | number |
   if (!matchesSchema(StorySearchResult, body)) throw new Error(`result does not match StorySearchResult: ${res.body.slice(0, 300)}`);
   return body;
 }
+
+const NO_KINDS = { fandom: [], relationship: [], character: [], warning: [], category: [], rating: [], freeform: [] };
 
 interface Spec {
   title: string;
@@ -69,6 +58,8 @@ function expected(specs: readonly Spec[]): SearchFacets {
   return {
     authors: tally(specs.flatMap((spec) => (spec.author === undefined ? [] : [spec.author]))),
     tags: tally(specs.flatMap((spec) => spec.tags)),
+    // The reader's own tags have no kind (test/routes/search-tag-kinds.test.ts counts kinds).
+    tagKinds: NO_KINDS,
     ratings: [...ratings].sort(([a], [b]) => b - a).map(([rating, count]) => ({ rating, count })),
     readingStatuses: READING_STATUSES.map((readingStatus) => ({ readingStatus, count: specs.filter((spec) => spec.readingStatus === readingStatus).length })).filter(
       (entry) => entry.count > 0,
@@ -106,7 +97,7 @@ function library(): Spec[] {
 
 for (const engine of ENGINES) {
   t.test(`${engine}: facets count the whole result set, the same on every page`, async (t) => {
-    const w = await world(t, engine);
+    const w = await engineWorld(t, engine);
     const specs = library();
     for (const spec of specs) {
       const story = await createStory(w.ctx, { title: spec.title, authorName: spec.author, tagNames: spec.tags, rating: spec.rating, contentHtml: spec.body });
@@ -145,9 +136,9 @@ for (const engine of ENGINES) {
     t.same(favourites.facets, expected(specs.filter((spec) => spec.favourite === true)), 'favourites only');
 
     const none = await search(w.ctx, { query: 'zeppelin', facets: true });
-    t.same(none.facets, { authors: [], tags: [], ratings: [], readingStatuses: [], favourites: 0 }, 'no match: empty facets');
+    t.same(none.facets, { authors: [], tags: [], tagKinds: NO_KINDS, ratings: [], readingStatuses: [], favourites: 0 }, 'no match: empty facets');
     const unknownTag = await search(w.ctx, { query: '*', tags: 'no such tag', facets: true });
-    t.same(unknownTag.facets, { authors: [], tags: [], ratings: [], readingStatuses: [], favourites: 0 });
+    t.same(unknownTag.facets, { authors: [], tags: [], tagKinds: NO_KINDS, ratings: [], readingStatuses: [], favourites: 0 });
 
     const plain = await search(w.ctx, { query: 'lantern', size: 5 });
     t.notOk('facets' in plain, 'no facets key without facets=true');
@@ -156,7 +147,7 @@ for (const engine of ENGINES) {
   });
 
   t.test(`${engine}: facets after a typo correction count the corrected results`, async (t) => {
-    const w = await world(t, engine);
+    const w = await engineWorld(t, engine);
     await createStory(w.ctx, { title: 'One', authorName: 'Ada Lane', tagNames: ['sea'], rating: 2, contentHtml: '<p>The lighthouse.</p>' });
     await createStory(w.ctx, { title: 'Two', tagNames: ['land'], contentHtml: '<p>A meadow.</p>' });
     await w.settle();
@@ -165,6 +156,7 @@ for (const engine of ENGINES) {
     t.same(result.facets, {
       authors: [{ name: 'Ada Lane', count: 1 }],
       tags: [{ name: 'sea', count: 1 }],
+      tagKinds: NO_KINDS,
       ratings: [{ rating: 2, count: 1 }],
       readingStatuses: [],
       favourites: 0,

@@ -8,18 +8,11 @@ import t, { type Test } from 'tap';
 import { buildTestApp, type TestContext } from '../helpers/app.js';
 import { createStory } from '../helpers/factories.js';
 import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
-import { AUTHORS, buildTypesenseApp, drained, STORIES, waitFor, type TypesenseContext } from '../helpers/fake-typesense/app.js';
+import { AUTHORS, buildTypesenseApp, drained, ENGINES, engineWorld, STORIES, waitFor, type TypesenseContext } from '../helpers/fake-typesense/app.js';
 import { collectionSchema } from '../../src/search/typesense/schema.js';
 import { StorySearchResult, type StorySearchDto } from '../../src/schemas/search.js';
 import { assertMatches } from '../helpers/schema.js';
 
-const ENGINES = ['embedded', 'typesense'] as const;
-
-async function world(t: Test, engine: (typeof ENGINES)[number]): Promise<{ ctx: TestContext; settle: () => Promise<void> }> {
-  if (engine === 'embedded') return { ctx: await buildTestApp(t), settle: async () => {} };
-  const ctx = await buildTypesenseApp(t, await startFakeTypesense(t));
-  return { ctx, settle: () => drained(ctx) };
-}
 
 async function search(t: Test, ctx: TestContext, query: string): Promise<{ titles: string[]; totalHits: number; results: StorySearchDto[] }> {
   const res = await ctx.get(`/api/stories/search?${query}`);
@@ -41,7 +34,7 @@ const LIBRARY = [
 
 for (const engine of ENGINES) {
   t.test(`${engine}: readingStatus and favourite filter, alone and with the others`, async (t) => {
-    const w = await world(t, engine);
+    const w = await engineWorld(t, engine);
     const ids = new Map<string, string>();
     for (const spec of LIBRARY) {
       const story = await createStory(w.ctx, { title: spec.title, tagNames: spec.tags, contentHtml: `<p>${spec.title.startsWith('Lamp') ? 'A lamp.' : 'Sand.'}</p>` });

@@ -9,6 +9,7 @@ import type { Db } from '../../db/open.js';
 import { nameKey } from '../../lib/names.js';
 import type { SortDirection } from '../../lib/pagination.js';
 import type { StorySearchDto, StorySearchSortKey } from '../../schemas/search.js';
+import type { TagKind } from '../../schemas/tag.js';
 import { emptyPage, type StorySearchPage, type StorySearchRequest } from '../engine.js';
 import { presentStoryHit, type StoryHitRow } from '../present.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
@@ -28,8 +29,8 @@ const fixedStatements = defineStatements((client: Database.Database) => ({
   authors: client.prepare<[string], { id: string; storyCount: number }>(
     'SELECT id, story_count AS storyCount FROM authors WHERE name_key IN (SELECT value FROM json_each(?))',
   ),
-  tags: client.prepare<[string], { id: string; storyCount: number }>(
-    'SELECT id, story_count AS storyCount FROM tags WHERE name_key IN (SELECT value FROM json_each(?))',
+  tags: client.prepare<[string], { id: string; storyCount: number; nameKey: string; kind: TagKind | null }>(
+    'SELECT id, story_count AS storyCount, name_key AS nameKey, kind FROM tags WHERE name_key IN (SELECT value FROM json_each(?))',
   ),
   countStories: client.prepare('SELECT count(*) FROM stories').pluck(),
   countMatches: client.prepare<[string]>('SELECT count(*) FROM stories_fts WHERE stories_fts MATCH ?').pluck(),
@@ -71,8 +72,28 @@ export function shapedStatementCount(client: Database.Database): number {
 }
 
 /**
+ * The tags a search requires, by name key, each with the kind it must have (null: any), from
+ * `tags` and the kind filters (docs/decisions.md, "Tag kinds"); null when one name is asked for
+ * under two kinds, which no tag can be.
+ */
+function requiredTags(request: StorySearchRequest): Map<string, TagKind | null> | null {
+  const required = new Map<string, TagKind | null>();
+  for (const name of request.tags ?? []) required.set(nameKey(name), null);
+  for (const [kind, names] of Object.entries(request.tagsByKind ?? {}) as [TagKind, readonly string[]][]) {
+    for (const name of names) {
+      const key = nameKey(name);
+      const known = required.get(key);
+      if (known !== undefined && known !== null && known !== kind) return null;
+      required.set(key, kind);
+    }
+  }
+  return required;
+}
+
+/**
  * Resolves the filter names to ids by their fold (docs/decisions.md, "Name keys (case folding)"). Null when the filter can match no
- * story: none of the listed authors exists, or one of the listed tags does not.
+ * story: none of the listed authors exists, or one of the listed tags does not (or is not of the kind it was asked for under).
+ * A kind filter is thus one more required tag: it costs no query of its own.
  */
 function resolveFilter(client: Database.Database, request: StorySearchRequest): SearchFilter | null {
   const s = fixedStatements(client);
@@ -95,10 +116,16 @@ function resolveFilter(client: Database.Database, request: StorySearchRequest): 
     filter.authors = JSON.stringify(found.map((author) => author.id));
     filter.authorStories = found.reduce((sum, author) => sum + author.storyCount, 0);
   }
-  if (request.tags !== undefined && request.tags.length > 0) {
-    const names = [...new Set(request.tags.map(nameKey))];
-    const found = s.tags.all(JSON.stringify(names));
-    if (found.length < names.length) return null;
+  const required = requiredTags(request);
+  if (required === null) return null;
+  if (required.size > 0) {
+    const found = s.tags.all(JSON.stringify([...required.keys()]));
+    if (found.length < required.size) return null;
+    for (const tag of found) {
+      // A name asked for under a kind is no match for a tag of another kind, or of none.
+      const kind = required.get(tag.nameKey);
+      if (kind !== null && kind !== undefined && kind !== tag.kind) return null;
+    }
     const rarest = found.reduce((best, tag) => (tag.storyCount < best.storyCount ? tag : best));
     filter.tagIds = found.map((tag) => tag.id);
     filter.tags = JSON.stringify(filter.tagIds);

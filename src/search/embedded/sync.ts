@@ -6,7 +6,8 @@
  * a story's own change, a tag link, an author/series/tag rename (which marks every story that
  * shows the name), a delete, an author's URLs; 'author-attrs' (drizzle/0006) when only an
  * author's story count (with Typesense: its rating, avatar…) changed, which refreshes its
- * suggestion weight and tells listeners but leaves its FTS document alone. `writeTransaction` calls
+ * suggestion weight and tells listeners but leaves its FTS document alone; 'story-attrs' (a TEMP
+ * trigger of src/search/typesense/outbox.ts: one of its tags changed kind) only tells listeners. `writeTransaction` calls
  * {@link syncSearchDocuments} just before it commits; it rebuilds each marked document once
  * (delete + insert, set-based, so a story created with five tags tokenizes its body once),
  * refreshes the marked suggestions and empties the queue. A crash rolls back the write and the
@@ -130,10 +131,12 @@ export function rebuildDirty(client: Database.Database, tx: DbOrTx, { quiet = fa
   if (subscribers !== undefined && subscribers.size > 0) {
     const changes: SearchChanges = { stories: [], authors: [] };
     const authors = new Map<number, string>();
+    const stories = new Map<number, string>();
     for (const row of s.dirty.all()) {
-      if (row.kind === 'story') changes.stories.push({ seq: Number(row.ref), id: row.uid });
+      if (row.kind === 'story' || row.kind === 'story-attrs') stories.set(Number(row.ref), row.uid);
       else if (row.kind === 'author' || row.kind === 'author-attrs') authors.set(Number(row.ref), row.uid);
     }
+    for (const [seq, id] of stories) changes.stories.push({ seq, id });
     for (const [seq, id] of authors) changes.authors.push({ seq, id });
     if (changes.stories.length > 0 || changes.authors.length > 0) {
       for (const listener of subscribers) listener(tx, changes);

@@ -1,7 +1,7 @@
 /**
  * Typesense documents built from the current rows (docs/architecture.md, "Ten habits", 9: the
  * worker re-reads the row by id when it delivers, so a queued change is never a stale snapshot).
- * One statement per batch: the story's author and series names and its sorted tag names, or the
+ * One statement per batch: the story's author and series names and its sorted tag names (with their kinds), or the
  * author's URLs in order, come from subqueries, so a batch of 100 costs one read.
  */
 import type Database from 'better-sqlite3';
@@ -9,6 +9,7 @@ import type { DbOrTx } from '../../db/open.js';
 import type { StoryHitRow } from '../present.js';
 import { defineStatements, sqliteClient } from '../../db/statements.js';
 import { truncateCodePoints } from '../text/words.js';
+import { TAG_KIND_FIELDS, type TagKind } from '../../schemas/tag.js';
 import { MAX_CONTENT_CHARS, type AuthorDocument, type StoryDocument } from './schema.js';
 
 /** The search hit's columns (./present.ts), with everything a Typesense story document adds. */
@@ -16,8 +17,8 @@ interface StoryRow extends StoryHitRow {
   description: string | null;
   contentPlain: string | null;
   authorNameKey: string | null;
-  /** JSON array of the tag names, sorted. */
-  tagNames: string;
+  /** JSON array of the tags as [name, kind] pairs, sorted by name. */
+  tags: string;
 }
 
 interface AuthorRow {
@@ -41,8 +42,8 @@ const STORY_SELECT = `SELECT s.seq, s.id, s.title, s.summary, s.description, s.c
   s.volume, s.rating, s.word_count AS wordCount, s.cover_path AS coverPath, s.source_url AS sourceUrl,
   s.created_at AS createdAt, s.updated_at AS updatedAt, s.reading_status AS readingStatus, s.finished_at AS finishedAt,
   s.read_count AS readCount, s.favourite,
-  (SELECT json_group_array(name) FROM (SELECT t.name FROM story_tags st JOIN tags t ON t.id = st.tag_id
-     WHERE st.story_id = s.id ORDER BY t.name)) AS tagNames
+  (SELECT json_group_array(json_array(name, kind)) FROM (SELECT t.name, t.kind FROM story_tags st JOIN tags t ON t.id = st.tag_id
+     WHERE st.story_id = s.id ORDER BY t.name)) AS tags
   FROM stories s LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id`;
 
 const AUTHOR_SELECT = `SELECT a.seq, a.id, a.name, a.name_key AS nameKey, a.notes, a.avatar_image_path AS avatarImagePath,
@@ -71,12 +72,13 @@ function put<T extends object, K extends keyof T>(target: T, key: K, value: T[K]
 }
 
 function storyDocument(row: StoryRow): StoryDocument {
+  const tags = JSON.parse(row.tags) as [string, TagKind | null][];
   const doc: StoryDocument = {
     id: row.id,
     idKey: row.id,
     title: row.title,
     titleKey: titleKey(row.title),
-    tagNames: JSON.parse(row.tagNames) as string[],
+    tagNames: tags.map(([name]) => name),
     wordCount: row.wordCount,
     createdAt: epochMs(row.createdAt),
     updatedAt: epochMs(row.updatedAt),
@@ -97,6 +99,9 @@ function storyDocument(row: StoryRow): StoryDocument {
   put(doc, 'sourceUrl', row.sourceUrl);
   put(doc, 'readingStatus', row.readingStatus);
   put(doc, 'finishedAt', row.finishedAt === null ? null : epochMs(row.finishedAt));
+  for (const [name, kind] of tags) {
+    if (kind !== null) (doc[TAG_KIND_FIELDS[kind].list] ??= []).push(name);
+  }
   return doc;
 }
 

@@ -23,6 +23,7 @@ import { bookkeepingTransaction } from '../../db/bookkeeping.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import type { SearchHealth, StorySearchDto } from '../../schemas/search.js';
 import { storedNamesByFold } from '../../tags/repository.js';
+import type { TagKind } from '../../schemas/tag.js';
 import {
   emptyPage,
   type AuthorSearchRequest,
@@ -280,14 +281,21 @@ export class TypesenseSearchEngine implements SearchEngine {
   }
 
   /**
-   * The tag filter with each name replaced by the stored name of the tag it folds to (docs/decisions.md,
+   * The tag filters (`tags` and each kind's) with each name replaced by the stored name of the tag it folds to (docs/decisions.md,
    * "Name keys (case folding)"): documents carry stored names, which are as unique as the fold keys, so "STRASSE"
    * finds the tag stored as "straße". A name no tag has is left as it is and matches nothing.
    */
   private withStoredTagNames(request: StorySearchRequest): StorySearchRequest {
-    if (request.tags === undefined || request.tags.length === 0) return request;
-    const stored = storedNamesByFold(this.db, request.tags);
-    return { ...request, tags: request.tags.map((name) => stored.get(name) ?? name) };
+    const byKind = Object.entries(request.tagsByKind ?? {}) as [TagKind, readonly string[]][];
+    const asked = [...(request.tags ?? []), ...byKind.flatMap(([, names]) => names)];
+    if (asked.length === 0) return request;
+    const stored = storedNamesByFold(this.db, asked);
+    const storedOf = (names: readonly string[]) => names.map((name) => stored.get(name) ?? name);
+    return {
+      ...request,
+      ...(request.tags === undefined ? {} : { tags: storedOf(request.tags) }),
+      ...(byKind.length === 0 ? {} : { tagsByKind: Object.fromEntries(byKind.map(([kind, names]) => [kind, storedOf(names)])) }),
+    };
   }
 
   private alias(kind: 'stories' | 'authors'): string {

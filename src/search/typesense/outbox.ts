@@ -134,6 +134,9 @@ export function retryAllNow(db: Db, now = Date.now()): void {
  * only when Typesense is configured, so a library without Typesense does exactly the work it
  * did before; marked rows flow through the one sync step into {@link enqueueChanges}. An author
  * is marked 'author-attrs' (drizzle/0006): none of these fields is in its embedded FTS document.
+ * A tag whose kind changes (docs/decisions.md, "Tag kinds") marks each of its stories
+ * 'story-attrs' (../embedded/sync.ts): their documents' kind fields (`fandoms`, …) change, their
+ * embedded FTS documents, which hold no kind, do not.
  */
 export function installOutboxTriggers(db: Db): void {
   db.$client.exec(`
@@ -144,6 +147,12 @@ export function installOutboxTriggers(db: Db): void {
       OR OLD.read_count IS NOT NEW.read_count OR OLD.favourite IS NOT NEW.favourite
     BEGIN
       INSERT OR IGNORE INTO search_dirty (kind, ref, uid) VALUES ('story', NEW.seq, NEW.id);
+    END;
+    CREATE TEMP TRIGGER IF NOT EXISTS typesense_tags_after_kind_update AFTER UPDATE OF kind ON main.tags
+    WHEN OLD.kind IS NOT NEW.kind
+    BEGIN
+      INSERT OR IGNORE INTO search_dirty (kind, ref, uid)
+        SELECT 'story-attrs', s.seq, s.id FROM story_tags st JOIN stories s ON s.id = st.story_id WHERE st.tag_id = NEW.id;
     END;
     CREATE TEMP TRIGGER IF NOT EXISTS typesense_authors_after_update AFTER UPDATE ON main.authors
     WHEN OLD.rating IS NOT NEW.rating OR OLD.avatar_image_path IS NOT NEW.avatar_image_path

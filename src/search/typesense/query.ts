@@ -7,7 +7,8 @@
  *   typo tolerance and token dropping are off, so every word must match, as in FTS5;
  * - `authors` (any) and `tags` (all) are exact `filter_by` clauses: authors on their name key,
  *   tags on the stored name the documents carry (the engine first turns each asked-for spelling
- *   into the stored name of the tag it folds to, engine.ts); `minRating`/`maxRating`
+ *   into the stored name of the tag it folds to, engine.ts); each tag kind's names (all) the same
+ *   on that kind's field (`fandoms`, …), which holds only the story's tags of that kind; `minRating`/`maxRating`
  *   are a range on `rating`, which unrated stories lack; `readingStatus` and `favourite` are
  *   exact clauses on their own fields;
  * - every sort ends with `idKey` in the same direction, and optional values sort last, as the
@@ -19,6 +20,7 @@ import { nameKey, storedTagName } from '../../lib/names.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import { READING_STATUSES, type ReadingStatus } from '../../schemas/reading-status.js';
 import { sortReadingStatuses } from '../present.js';
+import { TAG_KINDS, TAG_KIND_FIELDS } from '../../schemas/tag.js';
 import { FACET_VALUES_MAX, type AuthorSearchSortKey, type SearchFacets, type StorySearchSortKey } from '../../schemas/search.js';
 import type { AuthorSearchRequest, SearchPage, StorySearchPage, StorySearchRequest } from '../engine.js';
 import { parseQuery, type ParsedQuery } from '../text/query.js';
@@ -76,10 +78,16 @@ function storyFilter(request: StorySearchRequest): string | typeof NOT_EXPRESSIB
     if (names.includes(NOT_EXPRESSIBLE)) return NOT_EXPRESSIBLE;
     clauses.push(`authorNameKey:=[${names.join(',')}]`);
   }
-  for (const tag of new Set((request.tags ?? []).map(storedTagName))) {
-    const value = literal(tag);
-    if (value === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
-    clauses.push(`tagNames:=${value}`);
+  const tagClauses: [string, readonly string[] | undefined][] = [
+    ['tagNames', request.tags],
+    ...TAG_KINDS.map((kind): [string, readonly string[] | undefined] => [TAG_KIND_FIELDS[kind].list, request.tagsByKind?.[kind]]),
+  ];
+  for (const [field, names] of tagClauses) {
+    for (const tag of new Set((names ?? []).map(storedTagName))) {
+      const value = literal(tag);
+      if (value === NOT_EXPRESSIBLE) return NOT_EXPRESSIBLE;
+      clauses.push(`${field}:=${value}`);
+    }
   }
   if (request.minRating !== undefined || request.maxRating !== undefined) {
     clauses.push(`rating:>=${request.minRating ?? 1}`, `rating:<=${request.maxRating ?? 5}`);
@@ -127,7 +135,7 @@ export function storySearchPlan(request: StorySearchRequest, tags: HighlightTags
   };
   if (filter !== '') parameters.filter_by = filter;
   if (request.facets === true) {
-    parameters.facet_by = Object.values(FACET_FIELDS).join(',');
+    parameters.facet_by = [...Object.values(FACET_FIELDS), ...TAG_KINDS.map((kind) => TAG_KIND_FIELDS[kind].list)].join(',');
     parameters.max_facet_values = FACET_VALUES_MAX;
   }
   return { parameters, parsed };
@@ -174,7 +182,7 @@ export function typoCorrectedText(result: TypesenseSearchResult<StoryDocument>, 
     .join(' ');
 }
 
-/** Typesense's facet counts as SearchFacets: the same lists, ratings highest first. */
+/** Typesense's facet counts as SearchFacets: the same lists, ratings highest first, each tag kind from its own field. */
 export function facetsFrom(counts: readonly FacetCount[] | undefined): SearchFacets {
   const values = (field: string) => counts?.find((facet) => facet.field_name === field)?.counts ?? [];
   const named = (field: string) =>
@@ -188,6 +196,15 @@ export function facetsFrom(counts: readonly FacetCount[] | undefined): SearchFac
   return {
     authors: named(FACET_FIELDS.authors),
     tags: named(FACET_FIELDS.tags),
+    tagKinds: {
+      fandom: named(TAG_KIND_FIELDS.fandom.list),
+      relationship: named(TAG_KIND_FIELDS.relationship.list),
+      character: named(TAG_KIND_FIELDS.character.list),
+      warning: named(TAG_KIND_FIELDS.warning.list),
+      category: named(TAG_KIND_FIELDS.category.list),
+      rating: named(TAG_KIND_FIELDS.rating.list),
+      freeform: named(TAG_KIND_FIELDS.freeform.list),
+    },
     ratings: values(FACET_FIELDS.ratings)
       .map((entry) => ({ rating: Number(entry.value), count: entry.count }))
       .sort((a, b) => b.rating - a.rating),

@@ -13,6 +13,7 @@
  * milliseconds (int64); unset values are left out of the document (every such field is optional).
  */
 import type { CollectionCreateSchema, CollectionFieldSchema } from 'typesense';
+import { TAG_KINDS, TAG_KIND_FIELDS, type TagKindListField } from '../../schemas/tag.js';
 
 export type CollectionKind = 'stories' | 'authors';
 
@@ -33,7 +34,12 @@ export function isOwnCollection(prefix: string, kind: CollectionKind, name: stri
   return name.startsWith(`${prefix}_${kind}_`) && /^\d+$/.test(name.slice(prefix.length + kind.length + 2));
 }
 
-export interface StoryDocument {
+/**
+ * A story's document. Besides the fields below, the tag names of each kind (docs/decisions.md,
+ * "Tag kinds") under the search API's filter names (`fandoms`, …, `contentRatings`, `freeforms`),
+ * sorted; a kind the story has no tag of is left out.
+ */
+export interface StoryDocument extends Partial<Record<TagKindListField, string[]>> {
   id: string;
   idKey: string;
   title: string;
@@ -115,6 +121,8 @@ const STORY_FIELDS: CollectionFieldSchema[] = [
   field('seriesName', 'string', { optional: true, facet: true }),
   stored('volume', 'int32'),
   field('tagNames', 'string[]', { facet: true }),
+  // One field per tag kind, for its filter and facet: a tag's kind changing re-sends its stories (./outbox.ts).
+  ...TAG_KINDS.map((kind) => field(TAG_KIND_FIELDS[kind].list, 'string[]', { optional: true, facet: true })),
   field('rating', 'int32', { optional: true, facet: true }),
   field('wordCount', 'int32'),
   stored('coverPath', 'string'),

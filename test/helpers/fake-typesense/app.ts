@@ -5,8 +5,9 @@
 import type { Test } from 'tap';
 import type { BuildOptions } from '../../../src/app.js';
 import { buildTestApp, type TestContext } from '../app.js';
+import type { EmbeddedSearchEngine } from '../../../src/search/embedded/engine.js';
 import type { TypesenseSearchEngine } from '../../../src/search/typesense/engine.js';
-import type { FakeTypesense } from './index.js';
+import { startFakeTypesense, type FakeTypesense } from './index.js';
 
 export const PREFIX = 'storyshelf';
 export const STORIES = `${PREFIX}_stories`;
@@ -67,6 +68,23 @@ export async function drained(ctx: TypesenseContext, timeoutMs = 15_000): Promis
     await ctx.engine.idle();
     return outboxRows(ctx) === 0;
   }, `the outbox to drain (${outboxRows(ctx)} rows left)`, timeoutMs);
+}
+
+/** The two engines the parity tests run every case on. */
+export const ENGINES = ['embedded', 'typesense'] as const;
+export type EngineName = (typeof ENGINES)[number];
+
+/**
+ * An app on either engine (Typesense: against a fresh fake), and `settle`, which waits until
+ * searches see every write: the embedded engine's typo vocabulary refreshed, or the outbox drained.
+ */
+export async function engineWorld(t: Test, engine: EngineName): Promise<{ ctx: TestContext; settle: () => Promise<void> }> {
+  if (engine === 'embedded') {
+    const ctx = await buildTestApp(t);
+    return { ctx, settle: () => (ctx.app.searchEngine as EmbeddedSearchEngine).refreshTerms() };
+  }
+  const ctx = await buildTypesenseApp(t, await startFakeTypesense(t));
+  return { ctx, settle: () => drained(ctx) };
 }
 
 interface StoryDto {
