@@ -1,18 +1,8 @@
 import type { ReadingProgressRow } from '../db/schema.js';
 import type { ReadingProgressDto } from '../schemas/reading-progress.js';
 import type { ReadingStatus } from '../schemas/reading-status.js';
+import type { StoryDto } from '../schemas/story.js';
 
-/**
- * A story as the API shows it (docs/api.md, "Fields › Story"; the `StoryDto` schema): every field
- * present, unset ones `null`, `tags` the story's tags sorted by name (then id) as `TagDto`s.
- *
- * Rendered by SQLite itself as JSON text, from a row `s` of stories joined with its author `a`
- * and series `se`. A story is ~30 KB of HTML and plain text: read as JavaScript strings, escaped
- * by the serializer and encoded again, it cost ~0.3 ms of a story request and ~5 ms of a
- * 20-story list page at 100k stories; SQLite's `json_object` escapes it in C, and the bytes go
- * to the socket as they are (docs/performance.md). test/routes/stories-json.test.ts holds this
- * SQL to the `StoryDto` schema.
- */
 /**
  * Story `s`'s authors in order as a JSON array of `{id, name}`: the first author (`author_id`),
  * then its co-authors by position (docs/decisions.md, "Chapters").
@@ -26,13 +16,12 @@ export const STORY_AUTHORS_SQL = `json((
     ) named
   ))`;
 
-export const STORY_JSON_SQL = `json_object(
+/** {@link STORY_JSON_SQL} with `texts` (the whole work's columns, or nothing) in its place. */
+const storyJsonSql = (texts: string): string => `json_object(
   'id', s.id,
   'title', s.title,
   'summary', s.summary,
-  'description', s.description,
-  'contentHtml', s.content_html,
-  'contentPlain', s.content_plain,
+  'description', s.description,${texts}
   'sourceUrl', s.source_url,
   'coverPath', s.cover_path,
   'wordCount', s.word_count,
@@ -63,6 +52,30 @@ export const STORY_JSON_SQL = `json_object(
   'readCount', s.read_count,
   'favourite', json(CASE WHEN s.favourite THEN 'true' ELSE 'false' END)
 )`;
+
+/**
+ * A story as the API shows it (docs/api.md, "Fields › Story"; the `StoryDto` schema): every field
+ * present, unset ones `null`, `tags` the story's tags sorted by name (then id) as `TagDto`s.
+ *
+ * Rendered by SQLite itself as JSON text, from a row `s` of stories joined with its author `a`
+ * and series `se`. A story is ~30 KB of HTML and plain text: read as JavaScript strings, escaped
+ * by the serializer and encoded again, it cost ~0.3 ms of a story request and ~5 ms of a
+ * 20-story list page at 100k stories; SQLite's `json_object` escapes it in C, and the bytes go
+ * to the socket as they are (docs/performance.md). test/routes/stories-json.test.ts holds this
+ * SQL to the `StoryDto` schema.
+ */
+export const STORY_JSON_SQL = storyJsonSql(`
+  'contentHtml', s.content_html,
+  'contentPlain', s.content_plain,`);
+
+/** A story without the whole work's text (no `contentHtml`, `contentPlain`): what a page that shows none of it reads. */
+export type StoryWithoutText = Omit<StoryDto, 'contentHtml' | 'contentPlain'>;
+
+/**
+ * {@link STORY_JSON_SQL} without `contentHtml` and `contentPlain`: the story page shows none of
+ * the text, which for a long work is megabytes read and parsed twice (HTML and plain) per view.
+ */
+export const STORY_WITHOUT_TEXT_JSON_SQL = storyJsonSql('');
 
 /** The joins {@link STORY_JSON_SQL} reads from, after `FROM stories s`. */
 export const STORY_JSON_JOINS = 'LEFT JOIN authors a ON a.id = s.author_id LEFT JOIN series se ON se.id = s.series_id';

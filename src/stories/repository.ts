@@ -10,7 +10,7 @@ import type { Db, DbOrTx, Tx } from '../db/open.js';
 import { stories, storyCoauthors, storyTags } from '../db/schema.js';
 import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryDto } from '../schemas/story.js';
-import { STORY_CARD_JSON_SQL, STORY_JSON_JOINS, STORY_JSON_SQL, type StoryCard } from './present.js';
+import { STORY_CARD_JSON_SQL, STORY_JSON_JOINS, STORY_JSON_SQL, STORY_WITHOUT_TEXT_JSON_SQL, type StoryCard, type StoryWithoutText } from './present.js';
 import { defineStatements } from '../db/statements.js';
 
 export type NewStory = typeof stories.$inferInsert;
@@ -77,6 +77,16 @@ const storyTextById = defineStatements((db: Db) =>
 export function loadStory(db: Db, id: string): StoryDto | undefined {
   const json = storyTextById(db).get(id);
   return json === undefined ? undefined : (JSON.parse(json) as StoryDto);
+}
+
+const storyWithoutTextById = defineStatements((db: Db) =>
+  db.$client.prepare<[string], string>(`SELECT ${STORY_WITHOUT_TEXT_JSON_SQL} FROM stories s ${STORY_JSON_JOINS} WHERE s.id = ?`).pluck(),
+);
+
+/** {@link loadStory} without the whole work's text, for a page that shows none of it. */
+export function loadStoryWithoutText(db: Db, id: string): StoryWithoutText | undefined {
+  const json = storyWithoutTextById(db).get(id);
+  return json === undefined ? undefined : (JSON.parse(json) as StoryWithoutText);
 }
 
 /**

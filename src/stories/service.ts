@@ -23,6 +23,7 @@ import type { JsonBytes } from '../lib/json-bytes.js';
 import type { StoryCreateBody, StoryDto, StoryUpdateBody } from '../schemas/story.js';
 import { parseStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
 import * as repo from './repository.js';
+import type { StoryWithoutText } from './present.js';
 
 export { storyNotFound };
 
@@ -41,6 +42,13 @@ export function getStory(db: Db, id: string): JsonBytes {
 /** One story as a `StoryDto` object, for the pages (the API sends {@link getStory}'s bytes); 404 when there is none. */
 export function getStoryDto(db: Db, id: string): StoryDto {
   const story = repo.loadStory(db, id);
+  if (story === undefined) throw storyNotFound(id);
+  return story;
+}
+
+/** {@link getStoryDto} without `contentHtml` and `contentPlain`, for a page that shows none of the text; 404 for an unknown story. */
+export function getStoryWithoutText(db: Db, id: string): StoryWithoutText {
+  const story = repo.loadStoryWithoutText(db, id);
   if (story === undefined) throw storyNotFound(id);
   return story;
 }

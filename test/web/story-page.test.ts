@@ -9,6 +9,7 @@ import { getAttributeValue, textContent } from 'domutils';
 import { buildWebTestApp, parseHtml, type WebTestContext } from '../helpers/web.js';
 import { createStory } from '../helpers/factories.js';
 import { fixtureSite, serve, type FixtureSite } from '../helpers/fixture-site.js';
+import { getStoryWithoutText } from '../../src/stories/service.js';
 
 const HOSTILE = '<script>alert(1)</script>" onmouseover="alert(1)';
 
@@ -86,6 +87,8 @@ t.test('every author in order, status, language, dates, tags by kind, and the co
   t.equal(html.all('.story-page__here').length, 1, 'one chapter marked');
   t.match(html.texts('.story-page__contents li')[1], /Middle.*You are here/, 'the chapter the reader is in');
   t.notOk(html.one('#updates'), 'no update log for a story that follows no source');
+  const read = getStoryWithoutText(ctx.app.db, story.id);
+  t.same([read.title, 'contentHtml' in read, 'contentPlain' in read], ['O farol', false, false], 'the page reads the story without its text');
   t.notOk(html.one('form[action*="/refresh"]'));
 });
 
