@@ -39,7 +39,7 @@ const dates = (b: Book) => Object.fromEntries([...b.opf.matchAll(/<dc:date opf:e
 const EPUBS = fs.readdirSync(DIR).filter((name) => name.endsWith('.epub'));
 
 t.test('every EPUB: FanFicFare contributor, its uid, title page first, chapters with their four metas', async (t) => {
-  t.equal(EPUBS.length, 12);
+  t.equal(EPUBS.length, 13);
   for (const name of EPUBS) {
     const b = await book(name);
     t.ok(xmlTexts(b.opf, 'dc:contributor').includes(CONTRIBUTOR), `${name}: contributor`);
@@ -156,6 +156,18 @@ t.test('the growing work: v2 and the --update-epub result have 2 more chapters, 
   t.match(text(v1, 'OEBPS/title_page.xhtml'), '<b>Language:</b> English<br />');
 });
 
+t.test('the first five chapters of sid 1 (--begin/--end): the same work, uid and chapter addresses, the title without the range', async (t) => {
+  const [part, whole] = [await book('test1-s1-ch1-5.epub'), await book('test1-s1.epub')];
+  t.equal(chapters(part).length, 5);
+  t.equal(chapters(whole).length, 9);
+  t.equal(xmlTexts(part.opf, 'dc:identifier')[0], 'fanficfare-uid:test1.com-u98765-s1');
+  t.equal(xmlTexts(part.opf, 'dc:identifier')[0], xmlTexts(whole.opf, 'dc:identifier')[0]);
+  t.equal(xmlTexts(part.opf, 'dc:title')[0], 'Test Story Title 1');
+  for (const href of chapters(part)) t.equal(meta(text(part, href), 'chapterurl'), meta(text(whole, href), 'chapterurl'), href);
+  t.equal(meta(text(part, 'OEBPS/file0005.xhtml'), 'chapterurl'), 'http://test1.com?sid=1&amp;chapter=5');
+  t.match(text(part, 'OEBPS/title_page.xhtml'), '<b>Chapters:</b> 9<br />', "the title page still gives the work's own count");
+});
+
 t.test('HTML, TXT and JSON outputs', async (t) => {
   const html = fs.readFileSync(path.join(DIR, 'test1-s1.html'), 'utf8');
   t.equal((html.match(/<a name="section\d{4}"><h2>/g) ?? []).length, 9);
@@ -183,6 +195,12 @@ t.test('the replay stand-in writes the fixture under FanFicFare\'s name and refu
   t.ok(fs.existsSync(path.join(cwd, 'Test Story Title 1-tst1_1.epub.json')));
   await run(process.execPath, [script, 'http://test1.com?sid=1000'], { cwd, env: { ...process.env, FANFICFARE_REPLAY_STAGE: '1' } });
   t.same(fs.readFileSync(path.join(cwd, 'Growing Test Story-tst1_1000.epub')), fs.readFileSync(path.join(DIR, 'grow-v1.epub')));
+  await run(process.execPath, [script, 'http://test1.com?sid=1'], { cwd, env: { ...process.env, FANFICFARE_REPLAY_STAGE: '1' } });
+  t.same(fs.readFileSync(path.join(cwd, 'Test Story Title 1-tst1_1.epub')), fs.readFileSync(path.join(DIR, 'test1-s1-ch1-5.epub')));
+  await t.rejects(run(process.execPath, [script, 'http://test1.com?sid=1'], { cwd, env: { ...process.env, FANFICFARE_REPLAY_STAGE: 'fail' } }), {
+    code: 1,
+    stderr: 'fanficfare.exceptions.FailedToDownload: Error downloading Chapter: http://test1.com?sid=1&chapter=2!\n',
+  });
   for (const bad of [['-f', 'epub', '--', '-oops'], ['-f', 'epub', '--config=/etc/passwd']]) {
     await t.rejects(run(process.execPath, [script, ...bad], { cwd }), { code: 2 }, bad.join(' '));
   }
