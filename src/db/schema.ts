@@ -531,6 +531,8 @@ export const jobs = sqliteTable(
     errors: text('errors').notNull().default('[]'),
     params: text('params').notNull().default('{}'),
     state: text('state').notNull().default('{}'),
+    /** JSON: what the job came to, for the kinds that say (a FanFicFare refresh's counts); null otherwise. */
+    result: text('result'),
     createdAt: text('created_at').notNull(),
     startedAt: text('started_at'),
     finishedAt: text('finished_at'),

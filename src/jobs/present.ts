@@ -1,4 +1,4 @@
-import type { JobDto, JobError } from '../schemas/job.js';
+import type { JobDto, JobError, JobResult } from '../schemas/job.js';
 import type { JobRow } from './repository.js';
 
 /** A job row as `JobDto`: the counters and the kept errors, never its params or state (they may name server paths). */
@@ -11,6 +11,7 @@ export function presentJob(row: JobRow): JobDto {
     done: row.done,
     failed: row.failed,
     errors: JSON.parse(row.errors) as JobError[],
+    ...(row.result === null ? {} : { result: JSON.parse(row.result) as JobResult }),
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,

@@ -58,10 +58,11 @@ export function claimNext(db: DbOrTx, kinds: readonly string[], now: string): Jo
 export function recordProgress(
   db: DbOrTx,
   id: string,
-  progress: { done: number; failed: number; errors: string; state: string; total?: number },
+  progress: { done: number; failed: number; errors: string; state: string; total?: number; result?: string },
 ): boolean {
   const set: Partial<JobRow> = { done: progress.done, failed: progress.failed, errors: progress.errors, state: progress.state };
   if (progress.total !== undefined) set.total = progress.total;
+  if (progress.result !== undefined) set.result = progress.result;
   return db.update(jobs).set(set).where(and(eq(jobs.id, id), eq(jobs.status, 'running'))).run().changes > 0;
 }
 

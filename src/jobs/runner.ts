@@ -12,7 +12,7 @@ import type { Db, Tx } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
 import { Conflict, TooManyRequests } from '../errors.js';
 import { newId, nowIso } from '../lib/clock.js';
-import { JOB_ERRORS_MAX, type JobError, type JobStatus } from '../schemas/job.js';
+import { JOB_ERRORS_MAX, type JobError, type JobResult, type JobStatus } from '../schemas/job.js';
 import * as repo from './repository.js';
 import { jobNotFound } from './service.js';
 
@@ -36,6 +36,11 @@ export interface JobStep<S> {
   notes?: readonly JobError[];
   /** A new total, when the handler has learnt how many items there are. */
   total?: number;
+  /**
+   * What the job came to (`GET /api/jobs/{id}` shows it as `result`). Read after the step's
+   * `write` ran, so the write can fill it in with what only it knows.
+   */
+  result?: JobResult;
 }
 
 export interface JobContext<P, S> {
@@ -237,9 +242,9 @@ export class JobRunner {
           if (!repo.recordProgress(tx, row.id, progress)) throw new JobStopped();
           // Remarks only the write can make (what a re-import changed) are listed like the step's notes.
           const remarks = write?.(tx) ?? [];
-          if (remarks.length > 0) {
+          if (remarks.length > 0 || step.result !== undefined) {
             nextErrors.push(...remarks.slice(0, Math.max(0, JOB_ERRORS_MAX - nextErrors.length)));
-            repo.recordProgress(tx, row.id, { ...progress, errors: JSON.stringify(nextErrors) });
+            repo.recordProgress(tx, row.id, { ...progress, errors: JSON.stringify(nextErrors), ...(step.result === undefined ? {} : { result: JSON.stringify(step.result) }) });
           }
         });
         done = progress.done;

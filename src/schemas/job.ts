@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid } from './common.js';
+import { RefreshJobResult } from './source.js';
 
 /** The first errors a job keeps (docs/decisions.md, "Jobs"); `failed` still counts every one. */
 export const JOB_ERRORS_MAX = 100;
@@ -28,11 +29,16 @@ export const JobDto = Type.Object({
     maxItems: JOB_ERRORS_MAX,
     description: 'The first failures, and remarks ("imported, but …") on items that succeeded with a loss',
   }),
+  result: Type.Optional(
+    Type.Composite([RefreshJobResult], { description: 'What the job came to, for the kinds that say: a `refresh-fanficfare` job, what the refresh changed' }),
+  ),
   createdAt: DateTime,
   startedAt: Nullable(DateTime),
   finishedAt: Nullable(DateTime),
 });
 export type JobDto = Static<typeof JobDto>;
+/** What a finished job came to (only a FanFicFare refresh says, for now). */
+export type JobResult = RefreshJobResult;
 
 /** The most jobs one `GET /api/jobs` returns. */
 export const JOB_LIST_MAX = 100;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable } from './common.js';
+import { DateTime, Nullable, Uuid } from './common.js';
 import { StoryDto } from './story.js';
 
 /** One update a story received from its source (docs/api.md, "Following a source"). */
@@ -27,12 +27,18 @@ export const StoryUpdateList = Type.Object({ updates: Type.Array(StoryUpdateDto)
 
 export const StoryUpdatesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })) });
 
-/** `POST /api/stories/{id}/refresh` when it ran at once. */
-export const RefreshResult = Type.Object({
+/** What a refresh changed: the answer of `POST /api/stories/{id}/refresh`, or its job's `result`. */
+const refreshCounts = {
   result: Type.Union([Type.Literal('updated'), Type.Literal('unchanged')]),
   addedChapters: Type.Integer({ minimum: 0 }),
   updatedChapters: Type.Integer({ minimum: 0 }),
   keptChapters: Type.Integer({ minimum: 0 }),
   goneChapters: Type.Integer({ minimum: 0 }),
-  story: StoryDto,
-});
+};
+
+/** `POST /api/stories/{id}/refresh` when it ran at once. */
+export const RefreshResult = Type.Object({ ...refreshCounts, story: StoryDto });
+
+/** The `result` of a refresh that ran as a job (a story following a FanFicFare source): the same counts, and the story's id. */
+export const RefreshJobResult = Type.Object({ storyId: Uuid, ...refreshCounts });
+export type RefreshJobResult = Static<typeof RefreshJobResult>;
