@@ -8,13 +8,13 @@ import { SOURCE_CHECK_KIND, SourceScheduler, sourceCheckHandler } from './schedu
  */
 export const followPlugin = fp(
   async (app) => {
-    app.jobs.register(SOURCE_CHECK_KIND, sourceCheckHandler(app.urlImports));
+    app.jobs.register(SOURCE_CHECK_KIND, sourceCheckHandler({ urlImports: app.urlImports, fanficfare: app.fanficfareRefresh }, app.config.dataDir));
     const scheduler = new SourceScheduler(app.db, app.jobs, app.config.sourceCheckIntervalHours);
     app.decorate('sourceSchedule', scheduler);
     app.addHook('onReady', async () => scheduler.start());
     app.addHook('onClose', async () => scheduler.stop());
   },
-  { name: 'storyshelf-follow', fastify: '5.x', dependencies: ['storyshelf-jobs', 'storyshelf-url-import'] },
+  { name: 'storyshelf-follow', fastify: '5.x', dependencies: ['storyshelf-jobs', 'storyshelf-url-import', 'storyshelf-fanficfare'] },
 );
 
 declare module 'fastify' {

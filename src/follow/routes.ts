@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, IdParams } from '../schemas/common.js';
+import { JobStarted } from '../schemas/job.js';
 import { RefreshResult, StoryUpdateList, StoryUpdatesQuery } from '../schemas/source.js';
 import { getStoryDto } from '../stories/service.js';
 import { refreshStory, storyUpdates } from './service.js';
@@ -28,13 +29,14 @@ export const followRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: TAGS,
         summary:
-          'Check the source now: new chapters appended, changed ones replaced (a new text that is empty or under a tenth of the old is refused and counted as kept), gone ones marked and kept; 200 with what changed and the story',
+          'Check the source now: new chapters appended, changed ones replaced (a new text that is empty or under a tenth of the old is refused and counted as kept), gone ones marked and kept; 200 with what changed and the story, or 202 with a job when FanFicFare downloads the source (its result holds the same counts)',
         params: IdParams,
-        response: { 200: RefreshResult, ...errorResponses(400, 401, 403, 404, 409, 415, 422, 502, 503, 504) },
+        response: { 200: RefreshResult, 202: JobStarted, ...errorResponses(400, 401, 403, 404, 409, 415, 422, 429, 502, 503, 504) },
       },
     },
-    async (request) => {
-      const outcome = await refreshStory(app.urlImports, request.params.id, 'refresh');
+    async (request, reply) => {
+      const outcome = await refreshStory({ urlImports: app.urlImports, fanficfare: app.fanficfareRefresh }, request.params.id);
+      if ('jobId' in outcome) return reply.code(202).send({ jobId: outcome.jobId });
       return { ...outcome, story: getStoryDto(app.db, request.params.id) };
     },
   );

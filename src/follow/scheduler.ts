@@ -6,12 +6,14 @@
  * queue. No job is queued while one is still waiting or running. Complete works have no next
  * check; a failure pushes the next one back.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Db } from '../db/open.js';
 import { writeTransaction } from '../db/transaction.js';
 import type { JobHandler, JobRunner } from '../jobs/runner.js';
-import type { UrlImportDeps } from '../import/url/service.js';
+import { jobFolder } from '../jobs/folders.js';
 import { dueSources, postponeChecks } from '../import/url/source-rows.js';
-import { failureText, refreshStory } from './service.js';
+import { checkSource, failureText, type FollowDeps } from './service.js';
 
 export const SOURCE_CHECK_KIND = 'source-check';
 /** How often the schedule looks for due sources. */
@@ -28,8 +30,11 @@ interface SourceCheckState {
   next: number;
 }
 
-/** The `source-check` job: each story refreshed in turn; a failing source never stops the others. */
-export function sourceCheckHandler(deps: UrlImportDeps): JobHandler<SourceCheckParams, SourceCheckState> {
+/**
+ * The `source-check` job: each story refreshed in turn, a FanFicFare source by FanFicFare in a
+ * folder of the job's; a failing source never stops the others.
+ */
+export function sourceCheckHandler(deps: FollowDeps, dataDir: string): JobHandler<SourceCheckParams, SourceCheckState> {
   return {
     async run(context) {
       const ids = context.params.storyIds;
@@ -37,12 +42,15 @@ export function sourceCheckHandler(deps: UrlImportDeps): JobHandler<SourceCheckP
         if (context.signal.aborted) return;
         const storyId = ids[next] as string;
         try {
-          await refreshStory(deps, storyId, 'schedule');
+          await checkSource(deps, storyId, path.join(jobFolder(dataDir, context.id), String(next)), context.signal);
           context.commit({ state: { next: next + 1 }, done: 1, total: ids.length });
         } catch (error) {
           context.commit({ state: { next: next + 1 }, total: ids.length, errors: [{ file: storyId, error: failureText(error) }] });
         }
       }
+    },
+    async finished(job) {
+      await fs.rm(jobFolder(dataDir, job.id), { recursive: true, force: true });
     },
   };
 }

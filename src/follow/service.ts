@@ -2,14 +2,17 @@
  * Following a story at its source (docs/decisions.md, "Sources"): the update log, and checking
  * the source again now (a refresh) or on the schedule.
  */
+import fs from 'node:fs/promises';
 import type { Db } from '../db/open.js';
+import { writeTransaction } from '../db/transaction.js';
 import { HttpError } from '../errors.js';
 import { sourceUnreadable } from '../import/url/errors.js';
 import type { UrlImportDeps } from '../import/url/service.js';
 import { recordFailedCheck, refreshFromWork, type RefreshOutcome } from '../import/url/source-import.js';
 import { readAddress } from '../import/url/source.js';
 import type { StoryUpdateDto } from '../schemas/source.js';
-import { listUpdates, sourceOf } from '../import/url/source-rows.js';
+import { listUpdates, sourceOf, type SourceRow } from '../import/url/source-rows.js';
+import { refreshFromFanficfare, type FanficfareRefreshDeps } from '../sources/fanficfare/refresh.js';
 import { findStoryStamp } from '../stories/repository.js';
 import { storyNotFound } from '../stories/service.js';
 import { presentUpdate } from './present.js';
@@ -50,19 +53,62 @@ export function failureText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What checking a source needs: the built-in engine's (the URL import's) and FanFicFare's. */
+export interface FollowDeps {
+  urlImports: UrlImportDeps;
+  fanficfare: FanficfareRefreshDeps & { start: (storyId: string) => string };
+}
+
 /**
- * Checks the source of story `storyId` now and brings the story up to it (src/import/url/source-import.ts):
- * 404 for an unknown story, 409 for one that follows no source, 422 for a source Storyshelf does
- * not read itself, and the fetch's errors (the failure is recorded on the source and the next
- * scheduled check pushed back).
+ * The source story `storyId` follows, by the engine that imported it (docs/decisions.md,
+ * "Sources": the engine recorded on the source decides, so an otwarchive work stays with the
+ * built-in engine even when FanFicFare supports the archive too): 404 for an unknown story, 409
+ * for one that follows no source, 422 for a source no engine reads again (a file).
  */
-export async function refreshStory(deps: UrlImportDeps, storyId: string, origin: 'refresh' | 'schedule'): Promise<RefreshOutcome> {
-  const source = sourceOf(deps.db, storyId);
+function followedSource(db: Db, storyId: string): SourceRow {
+  const source = sourceOf(db, storyId);
   if (source === undefined) {
-    if (findStoryStamp(deps.db, storyId) === undefined) throw storyNotFound(storyId);
+    if (findStoryStamp(db, storyId) === undefined) throw storyNotFound(storyId);
     throw new HttpError(409, 'This story does not follow a source', { id: 'was not imported from a site Storyshelf can check again' });
   }
-  if (source.engine !== 'otwarchive') throw new HttpError(422, 'Storyshelf does not check this source itself', { id: `follows a ${source.engine} source` });
+  if (source.engine !== 'otwarchive' && source.engine !== 'fanficfare') throw new HttpError(422, 'Storyshelf does not check this source itself', { id: `follows a ${source.engine} source` });
+  return source;
+}
+
+/**
+ * `POST /api/stories/{id}/refresh`: checks the source now. A built-in source (otwarchive) is
+ * checked at once and answers what changed ({@link checkBuiltIn}); a FanFicFare source is a
+ * `refresh-fanficfare` job, whose id is answered (409 when FanFicFare is not set up).
+ */
+export async function refreshStory(deps: FollowDeps, storyId: string): Promise<RefreshOutcome | { jobId: string }> {
+  const source = followedSource(deps.urlImports.db, storyId);
+  if (source.engine === 'fanficfare') return { jobId: deps.fanficfare.start(storyId) };
+  return checkBuiltIn(deps.urlImports, source, 'refresh');
+}
+
+/**
+ * The schedule's check of one story, inside its `source-check` job: a FanFicFare source runs
+ * FanFicFare in `folder` (removed after), in the job's own turn.
+ */
+export async function checkSource(deps: FollowDeps, storyId: string, folder: string, signal: AbortSignal): Promise<RefreshOutcome> {
+  const source = followedSource(deps.urlImports.db, storyId);
+  if (source.engine !== 'fanficfare') return checkBuiltIn(deps.urlImports, source, 'schedule');
+  // A job resumed after a crash finds what the interrupted run left there: FanFicFare must write its one book into an empty folder.
+  await fs.rm(folder, { recursive: true, force: true });
+  try {
+    return await refreshFromFanficfare(deps.fanficfare, { source, origin: 'schedule', folder, signal }, (write) => writeTransaction(deps.urlImports.db, write));
+  } finally {
+    await fs.rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Checks an otwarchive source now and brings the story up to it (src/import/url/source-import.ts),
+ * or throws the fetch's errors (the failure is recorded on the source and the next scheduled
+ * check pushed back).
+ */
+async function checkBuiltIn(deps: UrlImportDeps, source: SourceRow, origin: 'refresh' | 'schedule'): Promise<RefreshOutcome> {
+  const storyId = source.storyId;
   return deps.locks.run(source.url, async () => {
     let read;
     try {

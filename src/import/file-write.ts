@@ -8,27 +8,41 @@
  * What the work says of itself (status, dates, language) follows the file; what the reader may
  * have edited (title, authors, summary, tags, series, rating, cover) is kept. An update is logged
  * (`story_updates`, origin `file`), and the work is remembered in `story_sources` (engine `file`,
- * not followed: a file is matched, never fetched; `fanficfare` when FanFicFare downloaded it).
+ * not followed: a file is matched, never fetched; `fanficfare` when FanFicFare downloaded it: then
+ * the story follows the address FanFicFare was given, and a refresh brings it up to FanFicFare's
+ * next download of it by the same plan, {@link refreshImportedStory}).
  * Runs inside the caller's write transaction; nothing here awaits.
  */
 import type { Tx } from '../db/open.js';
 import { inlineImagePaths } from '../images/inline-images.js';
 import { nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { planMerge, type FreshChapter, type HeldChapter } from './url/source-merge.js';
-import { insertSource, insertUpdate, sourceOf, storyOfUid } from './url/source-rows.js';
+import { nextCheckAt, type RefreshOutcome } from './url/source-import.js';
+import { insertSource, insertUpdate, recordCheck, sourceOf, storyOfUid, updateSource } from './url/source-rows.js';
 import * as chapters from '../stories/chapter-repository.js';
 import { appendChapters, reassembleStory } from '../stories/chapter-service.js';
 import type { ChapterText } from '../stories/chapter-text.js';
 import { eq } from 'drizzle-orm';
 import { stories } from '../db/schema.js';
 import { findStoryIdBySourceUrl, findStoryStamp, updateStory, type StoryPatch } from '../stories/repository.js';
-import { insertNewStory } from '../stories/service.js';
+import { insertNewStory, storyNotFound } from '../stories/service.js';
+import type { StoryInput } from '../stories/input.js';
 import type { ParsedStory } from './parse.js';
 import { storyInputOf } from './story-input.js';
 
-/** Where the file came from: a file imported by hand, or FanFicFare's download (then the story follows its source). */
-export interface ImportOrigin {
-  engine: 'file' | 'fanficfare';
+/**
+ * Where the file came from: a file imported by hand, or FanFicFare's download of `address` (then
+ * the story follows its source: `address` is what a refresh gives FanFicFare again, and the first
+ * check falls within `SOURCE_CHECK_INTERVAL_HOURS`).
+ */
+export type ImportOrigin = { engine: 'file' } | { engine: 'fanficfare'; address: string; checkIntervalHours: number };
+
+/** A refresh of a story that follows a FanFicFare source: the story it updates, what asked, and the address checked. */
+export interface SourceRefresh {
+  storyId: string;
+  origin: 'refresh' | 'schedule';
+  address: string;
+  checkIntervalHours: number;
 }
 
 /** What the write did, for the job's result. */
@@ -40,6 +54,8 @@ export interface ImportWrite {
   added: string[];
   updated: string[];
   kept: string[];
+  /** Chapters the source no longer has, marked (a refresh only: a file may hold part of a work). */
+  gone: string[];
   unchanged: number;
   /** Inline images the replaced chapters named and no longer do: released after the commit. */
   released: string[];
@@ -62,10 +78,84 @@ function site(url: string): string {
   return new URL(url).host;
 }
 
-/** Remembers where the story's work comes from, once (an existing row, from any engine, is left as it is). */
-function rememberSource(tx: Tx, storyId: string, story: ParsedStory, sourceUrl: string | null | undefined, origin: ImportOrigin, now: string): void {
-  if (sourceUrl === undefined || sourceUrl === null || sourceOf(tx, storyId) !== undefined) return;
-  insertSource(tx, { storyId, engine: origin.engine, url: sourceUrl, uid: story.uid ?? null, site: site(sourceUrl), follow: origin.engine === 'fanficfare', createdAt: now });
+/**
+ * Remembers where the story's work comes from, once. An existing row is left as it is, but for a
+ * hand-imported file's (`file`) when FanFicFare downloads the same work: the story then follows it.
+ */
+function rememberSource(tx: Tx, storyId: string, story: ParsedStory, sourceUrl: string | null | undefined, origin: ImportOrigin, status: StoryInput['status'], now: string): void {
+  const held = sourceOf(tx, storyId);
+  if (origin.engine === 'fanficfare') {
+    if (held !== undefined && held.engine !== 'file') return;
+    const row = {
+      engine: 'fanficfare',
+      url: origin.address,
+      uid: story.uid ?? held?.uid ?? null,
+      site: site(origin.address),
+      follow: true,
+      nextCheckAt: nextCheckAt(origin, status ?? null, Date.parse(now), true),
+      lastCheckedAt: now,
+    };
+    if (held === undefined) insertSource(tx, { storyId, ...row, createdAt: now });
+    else updateSource(tx, storyId, row);
+    return;
+  }
+  if (sourceUrl === undefined || sourceUrl === null || held !== undefined) return;
+  insertSource(tx, { storyId, engine: 'file', url: sourceUrl, uid: story.uid ?? null, site: site(sourceUrl), follow: false, createdAt: now });
+}
+
+/** The titles of what a merge wrote, and what the job's result and the log say of it. */
+function mergeInto(tx: Tx, existing: string, input: ReturnType<typeof storyInputOf>, now: string, markGone: boolean): ImportWrite {
+  const fresh = input.chapters as ChapterText[];
+  const stamp = findStoryStamp(tx, existing) as { updatedAt: string };
+  const rows = chapters.loadChapters(tx, existing);
+  let held: HeldChapter[] = rows.map((row) => ({ position: row.index, title: row.title, sourceKey: row.sourceKey, contentPlain: row.contentPlain, sourceGoneAt: row.sourceGoneAt }));
+  let incoming: FreshChapter[] = fresh.map((chapter) => ({ title: chapter.title, sourceKey: chapter.sourceKey ?? '', plainText: chapter.contentPlain }));
+  const keys = new Set(held.map((chapter) => chapter.sourceKey));
+  const byKey = fresh.some((chapter) => chapter.sourceKey !== null && keys.has(chapter.sourceKey));
+  if (!byKey) {
+    // No key in common (another program's file, or another engine's keys): chapters match by position.
+    held = held.map((chapter) => ({ ...chapter, sourceKey: `#${chapter.position}` }));
+    incoming = incoming.map((chapter, index) => ({ ...chapter, sourceKey: `#${index + 1}` }));
+  }
+  const plan = planMerge(held, incoming);
+  // Only a whole work matched by its chapters' keys says a chapter is gone (by position, a shorter file would "lose" its last chapters).
+  const gone = markGone && byKey ? plan.gone : [];
+  const returned = markGone && byKey ? plan.returned : [];
+  const before = new Map(rows.map((row) => [row.index, row]));
+  const released: string[] = [];
+  for (const { position, index } of [...plan.updated, ...returned]) {
+    const chapter = fresh[index] as ChapterText;
+    const old = before.get(position);
+    const still = new Set(inlineImagePaths(chapter.contentHtml));
+    released.push(...inlineImagePaths(old?.contentHtml).filter((relPath) => !still.has(relPath)));
+    chapters.updateChapter(tx, existing, position, { ...chapter, sourceKey: chapter.sourceKey ?? old?.sourceKey ?? null }, now);
+  }
+  for (const position of gone) chapters.markChapterGone(tx, existing, position, now);
+  const added = plan.added.map((index) => fresh[index] as ChapterText);
+  appendChapters(tx, existing, added, now);
+  const changed = plan.updated.length + plan.added.length + gone.length + returned.length > 0;
+  if (changed) reassembleStory(tx, existing);
+  const current = findWorkFields(tx, existing);
+  const patch: StoryPatch = {};
+  for (const key of WORK_FIELDS) if (input[key] !== undefined && input[key] !== current?.[key]) Object.assign(patch, { [key]: input[key] });
+  // The stamp moves when the story changed: the EPUB and KOReader's copy follow it.
+  if (changed || Object.keys(patch).length > 0) updateStory(tx, existing, { ...patch, updatedAt: nextUpdatedAt(stamp.updatedAt) });
+  return {
+    storyId: existing,
+    title: input.title,
+    created: false,
+    added: plan.added.map((index) => label(fresh[index] as ChapterText, rows.length + plan.added.indexOf(index) + 1)),
+    updated: plan.updated.map(({ position, index }) => label(fresh[index] as ChapterText, position)),
+    kept: plan.kept.map(({ position }) => label(before.get(position) as { title: string }, position)),
+    gone: gone.map((position) => label(before.get(position) as { title: string }, position)),
+    unchanged: fresh.length - plan.added.length - plan.updated.length - plan.kept.length,
+    released,
+    named: [...plan.updated.map(({ index }) => fresh[index] as ChapterText), ...returned.map(({ index }) => fresh[index] as ChapterText), ...added].flatMap((chapter) => inlineImagePaths(chapter.contentHtml)),
+  };
+}
+
+function changedSomething(write: ImportWrite): boolean {
+  return write.added.length + write.updated.length + write.gone.length > 0;
 }
 
 /** Writes `story` as a new story, or as an update of the one the library holds of the same work. */
@@ -76,55 +166,49 @@ export function writeImportedStory(tx: Tx, story: ParsedStory, origin: ImportOri
   const existing = (story.uid === undefined ? undefined : storyOfUid(tx, story.uid)) ?? (input.sourceUrl ? findStoryIdBySourceUrl(tx, input.sourceUrl) : undefined);
   if (existing === undefined) {
     const storyId = insertNewStory(tx, input, input.title, undefined, now);
-    rememberSource(tx, storyId, story, input.sourceUrl, origin, now);
-    return { storyId, title: input.title, created: true, added: fresh.map(label), updated: [], kept: [], unchanged: 0, released: [], named: fresh.flatMap((chapter) => inlineImagePaths(chapter.contentHtml)) };
+    rememberSource(tx, storyId, story, input.sourceUrl, origin, input.status, now);
+    const added = fresh.map(label);
+    // A story that follows its source starts its update log with its import, as an otwarchive work's does.
+    if (origin.engine === 'fanficfare') insertUpdate(tx, { storyId, at: now, origin: 'import', sourceUrl: origin.address, details: { added, updated: [], kept: [], gone: [] } });
+    return { storyId, title: input.title, created: true, added, updated: [], kept: [], gone: [], unchanged: 0, released: [], named: fresh.flatMap((chapter) => inlineImagePaths(chapter.contentHtml)) };
   }
-
-  const stamp = findStoryStamp(tx, existing) as { updatedAt: string };
-  const rows = chapters.loadChapters(tx, existing);
-  let held: HeldChapter[] = rows.map((row) => ({ position: row.index, title: row.title, sourceKey: row.sourceKey, contentPlain: row.contentPlain, sourceGoneAt: row.sourceGoneAt }));
-  let incoming: FreshChapter[] = fresh.map((chapter) => ({ title: chapter.title, sourceKey: chapter.sourceKey ?? '', plainText: chapter.contentPlain }));
-  const keys = new Set(held.map((chapter) => chapter.sourceKey));
-  if (!fresh.some((chapter) => chapter.sourceKey !== null && keys.has(chapter.sourceKey))) {
-    // No key in common (another program's file, or another engine's keys): chapters match by position.
-    held = held.map((chapter) => ({ ...chapter, sourceKey: `#${chapter.position}` }));
-    incoming = incoming.map((chapter, index) => ({ ...chapter, sourceKey: `#${index + 1}` }));
-  }
-  const plan = planMerge(held, incoming);
-  const before = new Map(rows.map((row) => [row.index, row]));
-  const released: string[] = [];
-  for (const { position, index } of plan.updated) {
-    const chapter = fresh[index] as ChapterText;
-    const old = before.get(position);
-    const still = new Set(inlineImagePaths(chapter.contentHtml));
-    released.push(...inlineImagePaths(old?.contentHtml).filter((relPath) => !still.has(relPath)));
-    chapters.updateChapter(tx, existing, position, { ...chapter, sourceKey: chapter.sourceKey ?? old?.sourceKey ?? null }, now);
-  }
-  const added = plan.added.map((index) => fresh[index] as ChapterText);
-  appendChapters(tx, existing, added, now);
-  const changed = plan.updated.length + plan.added.length > 0;
-  if (changed) reassembleStory(tx, existing);
-  const current = findWorkFields(tx, existing);
-  const patch: StoryPatch = {};
-  for (const key of WORK_FIELDS) if (input[key] !== undefined && input[key] !== current?.[key]) Object.assign(patch, { [key]: input[key] });
-  // The stamp moves when the story changed: the EPUB and KOReader's copy follow it.
-  if (changed || Object.keys(patch).length > 0) updateStory(tx, existing, { ...patch, updatedAt: nextUpdatedAt(stamp.updatedAt) });
-  rememberSource(tx, existing, story, input.sourceUrl, origin, now);
-  const result: ImportWrite = {
-    storyId: existing,
-    title: input.title,
-    created: false,
-    added: plan.added.map((index) => label(fresh[index] as ChapterText, rows.length + plan.added.indexOf(index) + 1)),
-    updated: plan.updated.map(({ position, index }) => label(fresh[index] as ChapterText, position)),
-    kept: plan.kept.map(({ position }) => label(before.get(position) as { title: string }, position)),
-    unchanged: fresh.length - plan.added.length - plan.updated.length - plan.kept.length,
-    released,
-    named: [...plan.updated.map(({ index }) => fresh[index] as ChapterText), ...added].flatMap((chapter) => inlineImagePaths(chapter.contentHtml)),
-  };
-  if (changed || result.kept.length > 0) {
+  const result = mergeInto(tx, existing, input, now, false);
+  rememberSource(tx, existing, story, input.sourceUrl, origin, input.status, now);
+  if (changedSomething(result) || result.kept.length > 0) {
     insertUpdate(tx, { storyId: existing, at: now, origin: 'file', sourceUrl: input.sourceUrl ?? null, details: { added: result.added, updated: result.updated, kept: result.kept, gone: [] } });
   }
   return result;
+}
+
+/**
+ * Brings story `refresh.storyId` up to FanFicFare's fresh download of its source (docs/decisions.md,
+ * "Sources"): the file import's plan, but the download is the whole work, so a chapter it no
+ * longer has is marked gone (and unmarked when it comes back), as a built-in refresh does. The
+ * update is logged when anything changed or was refused, and the check recorded either way.
+ * 404 when the story was deleted meanwhile.
+ */
+export function refreshImportedStory(tx: Tx, story: ParsedStory, refresh: SourceRefresh): ImportWrite {
+  if (findStoryStamp(tx, refresh.storyId) === undefined) throw storyNotFound(refresh.storyId);
+  const input = storyInputOf(story);
+  const now = nowIso();
+  const result = mergeInto(tx, refresh.storyId, input, now, true);
+  if (changedSomething(result) || result.kept.length > 0) {
+    insertUpdate(tx, { storyId: refresh.storyId, at: now, origin: refresh.origin, sourceUrl: refresh.address, details: { added: result.added, updated: result.updated, kept: result.kept, gone: result.gone } });
+  }
+  const status = findWorkFields(tx, refresh.storyId)?.status ?? null;
+  recordCheck(tx, refresh.storyId, { at: now, nextCheckAt: nextCheckAt(refresh, status, Date.parse(now), false), error: null });
+  return result;
+}
+
+/** The counts a refresh answers with. */
+export function refreshOutcomeOf(write: ImportWrite): RefreshOutcome {
+  return {
+    result: changedSomething(write) ? 'updated' : 'unchanged',
+    addedChapters: write.added.length,
+    updatedChapters: write.updated.length,
+    keptChapters: write.kept.length,
+    goneChapters: write.gone.length,
+  };
 }
 
 /** The job's sentence on what a write did. */

@@ -19,7 +19,7 @@ import type { JobContext, JobHandler } from '../jobs/runner.js';
 import { storeFileImages } from './file-images.js';
 import { describeWrite, writeImportedStory, type ImportOrigin, type ImportWrite } from './file-write.js';
 import { formatOf } from './formats.js';
-import type { ParseResult } from './parse.js';
+import type { ParsedStory, ParseResult } from './parse.js';
 import { ParserPool } from './parser-pool.js';
 
 export const IMPORT_FILES_KIND = 'import-files';
@@ -61,33 +61,51 @@ export interface ImportDeps {
 }
 
 /**
- * Commits one item's outcome: a story, new or updated (done), or an error. The file's pictures are
- * stored first (file I/O before the transaction) and removed again when the story is not written,
- * or when the chapter naming them was left as it was; after the commit, the pictures replaced
- * chapters no longer name are released. What an update changed is said in the job's result.
+ * Writes a parsed story with its pictures: they are stored first (file I/O before the
+ * transaction), `write` runs the caller's transaction with the story as stored (and how many
+ * pictures the store refused), the pictures are removed again when it throws or when the
+ * chapter naming them was left as it was, and after the commit the pictures replaced chapters no
+ * longer name are released. Rethrows `write`'s error.
+ */
+export async function writeWithPictures(deps: ImportDeps, parsed: ParsedStory, write: (story: ParsedStory, refused: number) => ImportWrite): Promise<ImportWrite> {
+  const { story, stored, refused } = await storeFileImages(deps.images, parsed);
+  let written: ImportWrite;
+  try {
+    written = write(story, refused);
+  } catch (error) {
+    for (const relPath of stored) await deps.images.discardUpload(relPath);
+    throw error;
+  }
+  const named = new Set(written.named);
+  for (const relPath of stored) if (!named.has(relPath)) await deps.images.discardUpload(relPath);
+  await releaseImages(deps.db, deps.images, written.released);
+  return written;
+}
+
+/**
+ * Commits one item's outcome: a story, new or updated (done), or an error, through
+ * {@link writeWithPictures}. What an update changed is said in the job's result.
  */
 export async function commitResult<P, S>(context: JobContext<P, S>, deps: ImportDeps, result: ParseResult, state: S, origin: ImportOrigin = { engine: 'file' }): Promise<void> {
   const fail = (error: string) => context.commit({ state, errors: [{ file: result.file, error }] });
   if ('error' in result) return fail(result.error);
-  const { story, stored, refused } = await storeFileImages(deps.images, result.story);
-  // A file read with a loss (bytes that were not text in its encoding, NULs, pictures) is imported and says so.
-  const losses = [...(story.notes ?? []), ...(refused > 0 ? [`${refused} pictures were not JPEG, PNG or WebP images and were left out`] : [])];
-  const notes = losses.map((note) => ({ file: result.file, error: `imported, but ${note}` }));
-  let write: ImportWrite | undefined;
   try {
-    context.commit({ state, done: 1, notes }, (tx) => {
-      write = writeImportedStory(tx, story, origin);
-      const said = describeWrite(write);
-      return said === '' ? [] : [{ file: result.file, error: said }];
+    await writeWithPictures(deps, result.story, (story, refused) => {
+      // A file read with a loss (bytes that were not text in its encoding, NULs, pictures) is imported and says so.
+      const losses = [...(story.notes ?? []), ...(refused > 0 ? [`${refused} pictures were not JPEG, PNG or WebP images and were left out`] : [])];
+      const notes = losses.map((note) => ({ file: result.file, error: `imported, but ${note}` }));
+      let write: ImportWrite | undefined;
+      context.commit({ state, done: 1, notes }, (tx) => {
+        write = writeImportedStory(tx, story, origin);
+        const said = describeWrite(write);
+        return said === '' ? [] : [{ file: result.file, error: said }];
+      });
+      return write as ImportWrite;
     });
   } catch (error) {
-    for (const relPath of stored) await deps.images.discardUpload(relPath);
     if (isJobStopped(error)) throw error;
     return fail(error instanceof Error ? error.message : String(error));
   }
-  const named = new Set((write as ImportWrite).named);
-  for (const relPath of stored) if (!named.has(relPath)) await deps.images.discardUpload(relPath);
-  await releaseImages(deps.db, deps.images, (write as ImportWrite).released);
 }
 
 /** A parser that crashed or timed out fails the item it was on; a stopped job stops. */

@@ -245,7 +245,7 @@ export async function refreshFromWork(deps: SourceWriteDeps, storyId: string, wo
  * A failed check: counted, its message kept, the next one pushed back: two intervals after the
  * first failure in a row, four after the second, at most a week (`failures` is the count before this one).
  */
-export function recordFailedCheck(deps: SourceWriteDeps, storyId: string, failures: number, message: string): void {
+export function recordFailedCheck(deps: Pick<SourceWriteDeps, 'db' | 'checkIntervalHours'>, storyId: string, failures: number, message: string): void {
   const now = Date.now();
   const base = deps.checkIntervalHours === 0 ? null : Math.min(deps.checkIntervalHours * HOUR_MS * 2 ** Math.min(failures + 1, 3), 7 * 24 * HOUR_MS);
   writeTransaction(deps.db, (tx) => recordCheck(tx, storyId, { at: new Date(now).toISOString(), nextCheckAt: base === null ? null : new Date(now + base).toISOString(), error: message.slice(0, 500) }));

@@ -25,6 +25,11 @@ export function insertSource(tx: Tx, row: typeof storySources.$inferInsert): voi
   tx.insert(storySources).values(row).run();
 }
 
+/** Changes how a story follows its source (a hand-imported file's work that FanFicFare then downloaded). */
+export function updateSource(tx: Tx, storyId: string, patch: Partial<Omit<SourceRow, 'storyId' | 'createdAt'>>): void {
+  tx.update(storySources).set(patch).where(eq(storySources.storyId, storyId)).run();
+}
+
 /** After a check: when it was, the next one (null: none scheduled), and the failure count and message. */
 export function recordCheck(tx: Tx, storyId: string, check: { at: string; nextCheckAt: string | null; error: string | null }): void {
   const current = sourceOf(tx, storyId);

@@ -3,7 +3,9 @@
  * an address into the job's folder as an EPUB, which is then parsed in the file import's parser
  * thread and written exactly as an imported file (src/import/job.ts). A run can take minutes
  * (FanFicFare keeps each site's pace), so it is a job, never a request; the folder goes when the
- * job ends.
+ * job ends. The story follows the address as FanFicFare was given it (`story_sources`, engine
+ * `fanficfare`), written in the import's own transaction: a refresh gives FanFicFare that address
+ * again (./refresh.ts).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -25,7 +27,7 @@ export interface FanficfareImportState {
 }
 
 /** The handler: download, parse, write; a failed download fails the job with FanFicFare's own message. */
-export function fanficfareImportHandler(dataDir: string, deps: ImportDeps, engine: FanficfareEngine): JobHandler<FanficfareImportParams, FanficfareImportState> {
+export function fanficfareImportHandler(dataDir: string, deps: ImportDeps, engine: FanficfareEngine, checkIntervalHours: number): JobHandler<FanficfareImportParams, FanficfareImportState> {
   return {
     async run(context) {
       if (context.state?.done === true) return;
@@ -36,7 +38,7 @@ export function fanficfareImportHandler(dataDir: string, deps: ImportDeps, engin
       const parser = new ParserPool();
       try {
         const result = await parser.parseFile(book, path.basename(book), context.signal);
-        await commitResult(context, deps, result, { done: true }, { engine: 'fanficfare' });
+        await commitResult(context, deps, result, { done: true }, { engine: 'fanficfare', address: context.params.url, checkIntervalHours });
       } finally {
         await parser.close();
       }

@@ -15,6 +15,7 @@ import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
 import { storyHref } from '../layout/links.js';
+import { jobHref } from '../import/view.js';
 import { sendStory } from '../../send/service.js';
 import {
   chapterReadHref,
@@ -54,7 +55,9 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: IdParams }>('/stories/:id/refresh', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {
     const { id } = request.params;
     try {
-      const outcome = await refreshStory(app.urlImports, id, 'refresh');
+      const outcome = await refreshStory({ urlImports: app.urlImports, fanficfare: app.fanficfareRefresh }, id);
+      // FanFicFare's download runs as a job: its page follows it.
+      if ('jobId' in outcome) return reply.redirect(jobHref(outcome.jobId), 303);
       return reply.redirect(`${storyHref(id)}?refreshed=${refreshedParam(outcome)}#updates`, 303);
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode === 401 || error.statusCode === 404) throw error;
