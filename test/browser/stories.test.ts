@@ -193,6 +193,15 @@ t.test('axe on the chapter and source sections: every author, facts, tags by kin
   t.equal(new URL(page.url()).pathname, `/stories/${followed.id}`);
   await expectNoAxeViolations(t, page, 'a failed refresh');
   t.same(problems, []);
+
+  // With JavaScript off the form is a plain POST and a 303 back to the story.
+  ctx.app.db.$client.prepare('UPDATE story_sources SET url = ? WHERE story_id = ?').run(`${site.origin}/works/1003`, followed.id);
+  const plain = await (await newContext(t)).newPage();
+  await plain.setJavaScriptEnabled(false);
+  await logIn(plain, origin, `/stories/${followed.id}`);
+  await Promise.all([plain.waitForNavigation({ waitUntil: 'load' }), plain.click('form.story-page__refresh button[type="submit"]')]);
+  t.equal(plain.url(), `${origin}/stories/${followed.id}?refreshed=0.0.0.0#updates`);
+  t.equal(await plain.$eval('form.story-page__refresh .story-page__notice', (el) => el.textContent), 'No changes');
 });
 
 t.test('with JavaScript off: rating and delete with confirmation work as plain forms', async (t) => {
