@@ -7,6 +7,8 @@ import { buildApp, type App, type BuildOptions } from '../../src/app.js';
 import { hashPassword, type PasswordHash } from '../../src/auth/password.js';
 import { readStoredPassword, secretsDir, type StoredPassword } from '../../src/auth/secrets.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { DATABASE_FILE_NAME } from '../../src/db/open.js';
+import { migratedLibraryFile } from './migrations.js';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -63,12 +65,24 @@ export function tempDataDir(t: Test): string {
 }
 
 /**
- * Builds the whole app on its own temp data folder (a real SQLite file) with the test password
- * stored, takes a token from its auth service, and closes everything when the test ends.
+ * A fresh temp data folder holding a new, empty library already migrated (a copy of
+ * {@link migratedLibraryFile}), so the app built on it has no migration to apply.
+ */
+async function migratedDataDir(t: Test): Promise<string> {
+  const dir = tempDataDir(t);
+  fs.copyFileSync(await migratedLibraryFile(), path.join(dir, DATABASE_FILE_NAME));
+  return dir;
+}
+
+/**
+ * Builds the whole app on its own temp data folder (a real SQLite file, a copy of the migrated
+ * empty library) with the test password stored, takes a token from its auth service, and closes
+ * everything when the test ends. A `DATA_DIR` given in `env` is used as it is, so a test of
+ * migrations, restarts or a library it prepared starts the app on exactly that folder.
  * Silent unless given a `logger` (docs/architecture.md, "Ten habits", 10).
  */
 export async function buildTestApp(t: Test, env: Record<string, string> = {}, logger: BuildOptions['logger'] = false): Promise<TestContext> {
-  const dataDir = env.DATA_DIR ?? tempDataDir(t);
+  const dataDir = env.DATA_DIR ?? (await migratedDataDir(t));
   // No pause between requests to one site: every fixture site is 127.0.0.1 (docs/decisions.md, "Sources").
   const config = loadConfig({ LOG_LEVEL: 'silent', SOURCE_REQUEST_DELAY_MS: '0', ...(await passwordEnv(dataDir, env)), DATA_DIR: dataDir });
   const app = await buildApp(config, { logger });

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import Database from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { migrateSafely, MigrationError, pendingMigrations } from '../../src/plugins/db-migrate.js';
-import { closeDatabase, findMigrationsFolder, openDatabase } from '../../src/db/open.js';
-import { tempDataDir } from '../helpers/app.js';
-import { migrationsCopy } from '../helpers/migrations.js';
+import { closeDatabase, DATABASE_FILE_NAME, findMigrationsFolder, openDatabase } from '../../src/db/open.js';
+import { buildTestApp, TEST_PASSWORD, tempDataDir } from '../helpers/app.js';
+import { migratedLibraryFile, migrationsCopy } from '../helpers/migrations.js';
 
 function capturingLog(): { log: FastifyBaseLogger; messages: string[] } {
   const messages: string[] = [];
@@ -70,4 +73,33 @@ t.test('a failing migration leaves the database file byte-identical and says so'
   t.equal(db.$client.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('first_half', 'second_half')").pluck().get(), 0, 'no part of any pending migration stayed');
   closeDatabase(db);
   t.ok(before.equals(fs.readFileSync(file)), 'library.db is byte-identical');
+});
+
+/** Every schema object, every row of every table (the FTS5 tables' settings included), the journal mode. */
+function databaseContents(file: string): unknown {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const schema = db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all() as Array<{ type: string; name: string }>;
+    const rows = Object.fromEntries(
+      schema.filter((entry) => entry.type === 'table').map((table) => [table.name, db.prepare(`SELECT * FROM "${table.name}"`).raw().all()]),
+    );
+    return { schema, rows, journalMode: db.pragma('journal_mode', { simple: true }) };
+  } finally {
+    db.close();
+  }
+}
+
+t.test('a test app on the copied migrated library has the database an app makes in an empty folder', async (t) => {
+  const copied = await buildTestApp(t);
+  await copied.app.close();
+
+  const dataDir = tempDataDir(t);
+  const fresh = await buildApp(loadConfig({ DATA_DIR: dataDir, APP_PASSWORD: TEST_PASSWORD, LOG_LEVEL: 'silent' }), { logger: false });
+  await fresh.close();
+
+  t.strictSame(databaseContents(path.join(copied.dataDir, DATABASE_FILE_NAME)), databaseContents(path.join(dataDir, DATABASE_FILE_NAME)));
+  // Read from a copy: opening the shared file, even read-only, would leave a WAL beside it.
+  const template = path.join(tempDataDir(t), DATABASE_FILE_NAME);
+  fs.copyFileSync(await migratedLibraryFile(), template);
+  t.strictSame(databaseContents(template), databaseContents(path.join(dataDir, DATABASE_FILE_NAME)), 'the library copied is that database before any app started on it');
 });
