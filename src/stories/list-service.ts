@@ -13,6 +13,7 @@ import { pageWindow, sortDirection } from '../lib/pagination.js';
 import { jsonPage, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryListQuery } from '../schemas/story.js';
 import type { ReadingStatus } from '../schemas/reading-status.js';
+import { TAG_KINDS, TAG_KIND_FIELDS, type TagKind, type TagKindOneField } from '../schemas/tag.js';
 import {
   countFilteredStories,
   countStories,
@@ -82,8 +83,8 @@ export interface StoryCardPage {
 
 /** The filter as the API's scope when it is one (all, one author, one tag), so it pages down that index. */
 function scopeOf(filter: StoryFilter): StoryScope | undefined {
-  const { authorId, seriesId, tagId, minRating, readingStatus, favourite } = filter;
-  if (seriesId !== undefined || minRating !== undefined || readingStatus !== undefined || favourite !== undefined) return undefined;
+  const { authorId, seriesId, tagId, tagIds, minRating, readingStatus, favourite } = filter;
+  if (seriesId !== undefined || tagIds !== undefined || minRating !== undefined || readingStatus !== undefined || favourite !== undefined) return undefined;
   if (authorId !== undefined && tagId !== undefined) return undefined;
   if (authorId !== undefined) return { kind: 'author', authorId };
   if (tagId !== undefined) return { kind: 'tag', tagId };
@@ -154,8 +155,11 @@ export function storyCards(db: Db, ids: readonly string[]): StoryCard[] {
   return loadStoryCards(db, ids);
 }
 
-/** The library's filters as a page's query names them: ids for author and series, a name for the tag. */
-export interface StoryFilterQuery {
+/**
+ * The library's filters as a page's query names them: ids for author and series, a name for the
+ * tag and for each tag kind's filter (`fandom`, …, `contentRating`: docs/decisions.md, "Tag kinds").
+ */
+export interface StoryFilterQuery extends Partial<Record<TagKindOneField, string>> {
   author?: string;
   series?: string;
   tag?: string;
@@ -164,11 +168,15 @@ export interface StoryFilterQuery {
   favourite?: boolean;
 }
 
-/** The filter the query asks for, with the names to show; an unknown author, series or tag is one 400 naming each field. */
+/**
+ * The filter the query asks for, with the names to show; an unknown author, series or tag, or a
+ * kind's name that is no tag of that kind, is one 400 naming each field. `tag` and the kinds'
+ * names are all required: one of them alone is the tag's scope, several are `tagIds`.
+ */
 export function resolveStoryFilter(
   db: Db,
   query: StoryFilterQuery,
-): { filter: StoryFilter; authorName?: string; seriesName?: string; tagName?: string } {
+): { filter: StoryFilter; authorName?: string; seriesName?: string; tagName?: string; kindNames: Partial<Record<TagKind, string>> } {
   const details: ErrorDetails = {};
   const author = query.author === undefined ? undefined : findAuthorById(db, query.author);
   if (query.author !== undefined && author === undefined) details.author = 'no author has this id';
@@ -176,12 +184,27 @@ export function resolveStoryFilter(
   if (query.series !== undefined && found === undefined) details.series = 'no series has this id';
   const tag = query.tag === undefined ? undefined : findTagByName(db, query.tag);
   if (query.tag !== undefined && tag === undefined) details.tag = 'no tag has this name';
+  const tagIds = new Set(tag === undefined ? [] : [tag.id]);
+  const kindNames: Partial<Record<TagKind, string>> = {};
+  for (const kind of TAG_KINDS) {
+    const field = TAG_KIND_FIELDS[kind].one;
+    const name = query[field];
+    if (name === undefined) continue;
+    const kindTag = findTagByName(db, name);
+    if (kindTag === undefined || kindTag.kind !== kind) details[field] = `no ${kind} tag has this name`;
+    else {
+      tagIds.add(kindTag.id);
+      kindNames[kind] = kindTag.name;
+    }
+  }
   if (Object.keys(details).length > 0) throw new BadRequest('Validation failed', details);
+  const [firstTag, ...moreTags] = tagIds;
   return {
     filter: {
       authorId: author?.id,
       seriesId: found?.id,
-      tagId: tag?.id,
+      tagId: firstTag,
+      ...(moreTags.length === 0 ? {} : { tagIds: moreTags }),
       minRating: query.minRating,
       readingStatus: query.readingStatus,
       favourite: query.favourite,
@@ -189,6 +212,7 @@ export function resolveStoryFilter(
     authorName: author?.name,
     seriesName: found?.name,
     tagName: tag?.name,
+    kindNames,
   };
 }
 

@@ -369,6 +369,8 @@ export interface StoryFilter {
   authorId?: string;
   seriesId?: string;
   tagId?: string;
+  /** More tags, every one required (the library's tag kind filters: docs/decisions.md, "Tag kinds"); at most one per kind and `tag`. */
+  tagIds?: readonly string[];
   minRating?: number;
   /** The reader's filters (docs/decisions.md, "Reading status"), each read from its own index. */
   readingStatus?: ReadingStatus;
@@ -379,7 +381,9 @@ function filterConditions(filter: StoryFilter): SQL | undefined {
   return and(
     filter.authorId === undefined ? undefined : eq(stories.authorId, filter.authorId),
     filter.seriesId === undefined ? undefined : eq(stories.seriesId, filter.seriesId),
-    filter.tagId === undefined ? undefined : sql`${stories.id} IN (SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${filter.tagId})`,
+    ...[filter.tagId, ...(filter.tagIds ?? [])].map((tagId) =>
+      tagId === undefined ? undefined : sql`${stories.id} IN (SELECT ${storyTags.storyId} FROM ${storyTags} WHERE ${storyTags.tagId} = ${tagId})`,
+    ),
     filter.minRating === undefined ? undefined : gte(stories.rating, filter.minRating),
     filter.readingStatus === undefined ? undefined : eq(stories.readingStatus, filter.readingStatus),
     filter.favourite === undefined ? undefined : eq(stories.favourite, filter.favourite),

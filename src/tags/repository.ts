@@ -1,12 +1,12 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { namedListShape, namedListWhere, nameKeyContainsParams, type NamedListFilter } from '../db/name-filter.js';
-import { defineStatements, defineStatementShapes } from '../db/statements.js';
+import { defineStatements, defineStatementShapes, sqliteClient } from '../db/statements.js';
 import type { DbOrTx } from '../db/open.js';
 import { tags, type TagRow } from '../db/schema.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import { likePrefix, nameKey } from '../lib/names.js';
 import type { SortDirection } from '../lib/pagination.js';
-import type { TagKind, TagSortKey } from '../schemas/tag.js';
+import { TAG_KINDS, type TagKind, type TagSortKey } from '../schemas/tag.js';
 
 
 const SORT_COLUMNS = { name: tags.name, createdAt: tags.createdAt, storyCount: tags.storyCount } as const;
@@ -135,6 +135,24 @@ const popular = defineStatements((db: DbOrTx) =>
 /** Most used first, then by name; only tags some story uses. */
 export function popularTags(db: DbOrTx, limit: number): TagRow[] {
   return popular(db).all({ limit });
+}
+
+/** The most used tags of each kind: one bounded read of `tags_kind_idx` per kind, in one statement. */
+const mostUsedOfKinds = defineStatements((db: DbOrTx) =>
+  sqliteClient(db).prepare<{ limit: number }, { kind: TagKind; name: string; storyCount: number }>(
+    TAG_KINDS.map(
+      (kind) => `SELECT * FROM (SELECT kind, name, story_count AS storyCount FROM tags INDEXED BY tags_kind_idx
+        WHERE kind = '${kind}' AND story_count > 0 ORDER BY story_count DESC, name LIMIT @limit)`,
+    ).join(' UNION ALL '),
+  ),
+);
+
+/**
+ * Each kind's `limit` most used tags (docs/decisions.md, "Tag kinds"), most stories first, then by
+ * name, grouped by kind in `TAG_KINDS` order; a kind without a used tag is absent.
+ */
+export function mostUsedTagsByKind(db: DbOrTx, limit: number): Array<{ kind: TagKind; name: string; storyCount: number }> {
+  return mostUsedOfKinds(db).all({ limit });
 }
 
 export function unusedTags(db: DbOrTx): TagRow[] {

@@ -78,6 +78,11 @@ export function popularTags(db: Db, limit: number): TagDto[] {
   return repo.popularTags(db, limit).map(presentTag);
 }
 
+/** Each kind's `limit` most used tags, names and story counts (the library page's lists: docs/decisions.md, "Tag kinds"). */
+export function mostUsedTagsByKind(db: Db, limit: number): Array<{ kind: TagKind; name: string; storyCount: number }> {
+  return repo.mostUsedTagsByKind(db, limit);
+}
+
 export function unusedTags(db: Db): TagDto[] {
   return repo.unusedTags(db).map(presentTag);
 }

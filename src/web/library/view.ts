@@ -12,6 +12,11 @@ import { outsideLink, tagHref, type OutsideLink } from '../layout/links.js';
 import type { PageModel } from '../render.js';
 import { READING_STATUS_CHOICES, readingStatusLabel } from '../reading-status.js';
 import type { ReadingStatus } from '../../schemas/reading-status.js';
+import { TAG_KINDS, TAG_KIND_FIELDS, type TagKind, type TagKindOneField } from '../../schemas/tag.js';
+import { TAG_KIND_LABELS } from '../tag-kinds.js';
+
+/** Links per kind in the library's "Browse by kind" lists (each kind's most used tags). */
+export const LIBRARY_KIND_LINKS = 10;
 
 export interface Link {
   href: string;
@@ -126,8 +131,8 @@ export const SORT_LABELS: Record<StorySortKey, string> = {
 
 export type LibraryLayout = 'grid' | 'list';
 
-/** The library's query after validation (the API's list query plus the page's own fields). */
-export interface LibraryQuery {
+/** The library's query after validation (the API's list query plus the page's own fields, one tag name per kind among them). */
+export interface LibraryQuery extends Partial<Record<TagKindOneField, string>> {
   page: number;
   size: number;
   sortBy?: StorySortKey;
@@ -170,8 +175,13 @@ export interface LibraryView extends PageModel {
   favouritesOnly: boolean;
   /** The tag filter's text. */
   tag: string;
-  /** Filters set by id (author, series): shown with a link that drops them, kept in the form as hidden fields. */
+  /** Filters set by id (author, series) or by kind (fandom, …): shown with a link that drops them, kept in the form as hidden fields. */
   chips: Array<{ label: string; name: string; value: string; removeHref: string }>;
+  /**
+   * The library's most used tags of each kind (docs/decisions.md, "Tag kinds"), each a link that
+   * sets that kind's filter with every other filter kept; the kind already filtered by is not offered.
+   */
+  kindLists: Array<{ title: string; id: string; links: Array<{ label: string; count: number; href: string }> }>;
   /** The same list in the other layout. */
   gridHref: string;
   listHref: string;
@@ -190,9 +200,10 @@ export function libraryView(
   query: LibraryQuery,
   cards: StoryCard[],
   total: number,
-  names: { authorName?: string; seriesName?: string },
+  names: { authorName?: string; seriesName?: string; kindNames?: Partial<Record<TagKind, string>> },
   emptyLibrary: boolean,
   bulk?: Omit<BulkFormView, 'back'>,
+  kindTags: ReadonlyArray<{ kind: TagKind; name: string; storyCount: number }> = [],
 ): LibraryView {
   const sortBy = query.sortBy ?? 'createdAt';
   const sortDir = (query.sortDir ?? 'desc').toLowerCase() === 'asc' ? 'asc' : 'desc';
@@ -202,6 +213,7 @@ export function libraryView(
     sortBy: query.sortBy,
     sortDir: query.sortDir === undefined ? undefined : sortDir,
     tag: query.tag,
+    ...Object.fromEntries(TAG_KINDS.map((kind) => [TAG_KIND_FIELDS[kind].one, query[TAG_KIND_FIELDS[kind].one]])),
     author: query.author,
     series: query.series,
     minRating: query.minRating,
@@ -213,6 +225,20 @@ export function libraryView(
   const chips: LibraryView['chips'] = [];
   if (query.author !== undefined) chips.push({ label: `Author: ${names.authorName ?? ''}`, name: 'author', value: query.author, removeHref: urlWith('/library', { ...kept, author: undefined }) });
   if (query.series !== undefined) chips.push({ label: `Series: ${names.seriesName ?? ''}`, name: 'series', value: query.series, removeHref: urlWith('/library', { ...kept, series: undefined }) });
+  for (const kind of TAG_KINDS) {
+    const field = TAG_KIND_FIELDS[kind].one;
+    const value = query[field];
+    if (value !== undefined) chips.push({ label: `${TAG_KIND_LABELS[kind]}: ${names.kindNames?.[kind] ?? value}`, name: field, value, removeHref: urlWith('/library', { ...kept, [field]: undefined }) });
+  }
+  const kindLists: LibraryView['kindLists'] = [];
+  for (const kind of TAG_KINDS) {
+    const field = TAG_KIND_FIELDS[kind].one;
+    if (query[field] !== undefined) continue;
+    const links = kindTags
+      .filter((tag) => tag.kind === kind)
+      .map((tag) => ({ label: tag.name, count: tag.storyCount, href: urlWith('/library', { ...kept, [field]: tag.name }) }));
+    if (links.length > 0) kindLists.push({ title: TAG_KIND_LABELS[kind], id: `library-kind-${kind}`, links });
+  }
   return {
     title: 'Library',
     cards: cards.map((card) => cardView(card)),
@@ -233,6 +259,7 @@ export function libraryView(
     favouritesOnly: query.favourite === true,
     tag: query.tag ?? '',
     chips,
+    kindLists,
     gridHref: urlWith('/library', { ...kept, view: undefined, page: query.page || undefined }),
     listHref: urlWith('/library', { ...kept, view: 'list', page: query.page || undefined }),
     pager: pagerView(query.page, query.size, total, (page) => urlWith('/library', { ...kept, page: page || undefined })),
@@ -240,6 +267,7 @@ export function libraryView(
       query.author !== undefined ||
       query.series !== undefined ||
       query.tag !== undefined ||
+      TAG_KINDS.some((kind) => query[TAG_KIND_FIELDS[kind].one] !== undefined) ||
       query.minRating !== undefined ||
       query.readingStatus !== undefined ||
       query.favourite !== undefined,
