@@ -156,6 +156,15 @@ export interface Config {
   readonly sourcePageTimeoutMs: number;
   /** `SOURCE_CHECK_INTERVAL_HOURS`: how often a followed, unfinished story is checked; 0 turns the schedule off. */
   readonly sourceCheckIntervalHours: number;
+  /** `UPDATE_WEBHOOK_URL` and `UPDATE_WEBHOOK_TOPIC`: where each update from a source is posted; undefined: off. */
+  readonly updateWebhook: UpdateWebhookConfig | undefined;
+}
+
+/** The update webhook (docs/decisions.md, "Sources › Telling the reader"). */
+export interface UpdateWebhookConfig {
+  readonly url: URL;
+  /** ntfy's topic, sent in every body (Gotify and Home Assistant ignore it). */
+  readonly topic: string;
 }
 
 /** Thrown when the environment holds a bad value; the message names the variable. */
@@ -246,6 +255,8 @@ export function loadConfig(env: Env = process.env): Config {
   const sourceCheckIntervalHours = parseRange(value('SOURCE_CHECK_INTERVAL_HOURS') ?? '24', 0, 8760);
   if (sourceCheckIntervalHours === undefined) problems.push(`SOURCE_CHECK_INTERVAL_HOURS must be an integer from 0 (off) to 8760, got "${env.SOURCE_CHECK_INTERVAL_HOURS}"`);
 
+  const updateWebhook = parseUpdateWebhook(value, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -273,7 +284,28 @@ export function loadConfig(env: Env = process.env): Config {
     sourceMaxChapters: sourceMaxChapters as number,
     sourcePageTimeoutMs: (sourcePageTimeoutS as number) * 1000,
     sourceCheckIntervalHours: sourceCheckIntervalHours as number,
+    updateWebhook,
   });
+}
+
+/** An absolute http(s) URL (its query may hold a Gotify token, its user a ntfy login), and a topic ntfy accepts. */
+function parseUpdateWebhook(value: (name: string) => string | undefined, problems: string[]): UpdateWebhookConfig | undefined {
+  const raw = value('UPDATE_WEBHOOK_URL');
+  const topic = value('UPDATE_WEBHOOK_TOPIC') ?? 'storyshelf';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(topic)) problems.push('UPDATE_WEBHOOK_TOPIC must be 1 to 64 letters, digits, _ or -');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push('UPDATE_WEBHOOK_URL must be an absolute http or https URL');
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    problems.push(`UPDATE_WEBHOOK_URL must be an http or https URL, got a ${url.protocol} one`);
+    return undefined;
+  }
+  return Object.freeze({ url, topic });
 }
 
 /** A whole number from `min` to `max`. */

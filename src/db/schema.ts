@@ -377,9 +377,16 @@ export const readingProgress = sqliteTable(
     updatedAt: text('updated_at').notNull(),
     /** The 1-based chapter the position is in; null for rows saved before chapters. */
     chapter: integer('chapter'),
+    /**
+     * The story's `chapters_added_at`, copied by triggers (drizzle/0018) so that the stories with
+     * chapters newer than the reader's last save are one walk of the partial index below
+     * (docs/decisions.md, "Sources › Telling the reader").
+     */
+    chaptersAddedAt: text('chapters_added_at'),
   },
   (t) => [
     index('reading_progress_updated_at_idx').on(t.updatedAt, t.storyId),
+    index('reading_progress_unread_idx').on(t.chaptersAddedAt).where(sql`${t.chaptersAddedAt} > ${t.updatedAt}`),
     check('reading_progress_range', sql`${t.progress} >= 0 AND ${t.progress} <= 1`),
     check('reading_progress_position_length', sql`${t.position} IS NULL OR length(${t.position}) <= 1000`),
   ],

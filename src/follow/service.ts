@@ -15,7 +15,9 @@ import { listUpdates, sourceOf, type SourceRow } from '../import/url/source-rows
 import { refreshFromFanficfare, type FanficfareRefreshDeps } from '../sources/fanficfare/refresh.js';
 import { findStoryStamp } from '../stories/repository.js';
 import { storyNotFound } from '../stories/service.js';
-import { presentUpdate } from './present.js';
+import { presentUpdate, updateSummary, updateTitle } from './present.js';
+import { newestUpdateOf } from './updates-repository.js';
+import type { UpdateNotifier } from '../import/url/update-notifier.js';
 
 /** At most this many pictures of the chapters a refresh writes, as an import's. */
 const MAX_IMAGES = 50;
@@ -96,7 +98,9 @@ export async function checkSource(deps: FollowDeps, storyId: string, folder: str
   // A job resumed after a crash finds what the interrupted run left there: FanFicFare must write its one book into an empty folder.
   await fs.rm(folder, { recursive: true, force: true });
   try {
-    return await refreshFromFanficfare(deps.fanficfare, { source, origin: 'schedule', folder, signal }, (write) => writeTransaction(deps.urlImports.db, write));
+    const outcome = await refreshFromFanficfare(deps.fanficfare, { source, origin: 'schedule', folder, signal }, (write) => writeTransaction(deps.urlImports.db, write));
+    tellUpdate(deps.urlImports.db, storyId, outcome, deps.urlImports.updates);
+    return outcome;
   } finally {
     await fs.rm(folder, { recursive: true, force: true });
   }
@@ -105,11 +109,12 @@ export async function checkSource(deps: FollowDeps, storyId: string, folder: str
 /**
  * Checks an otwarchive source now and brings the story up to it (src/import/url/source-import.ts),
  * or throws the fetch's errors (the failure is recorded on the source and the next scheduled
- * check pushed back).
+ * check pushed back). An update that added or changed chapters is told to `deps.updates` (the
+ * webhook) once committed.
  */
 async function checkBuiltIn(deps: UrlImportDeps, source: SourceRow, origin: 'refresh' | 'schedule'): Promise<RefreshOutcome> {
   const storyId = source.storyId;
-  return deps.locks.run(source.url, async () => {
+  const outcome = await deps.locks.run(source.url, async () => {
     let read;
     try {
       read = await readAddress(deps, new URL(source.url), MAX_IMAGES);
@@ -120,4 +125,16 @@ async function checkBuiltIn(deps: UrlImportDeps, source: SourceRow, origin: 'ref
     }
     return refreshFromWork(deps, storyId, read.work, read.prepared, origin);
   });
+  tellUpdate(deps.db, storyId, outcome, deps.updates);
+  return outcome;
+}
+
+/**
+ * Tells the notifier (the webhook) of the update a check just committed and logged, when it added
+ * or changed chapters; after the commit, so nothing is told of a change that did not happen.
+ */
+export function tellUpdate(db: Db, storyId: string, outcome: RefreshOutcome, notifier: UpdateNotifier): void {
+  if (outcome.addedChapters + outcome.updatedChapters === 0) return;
+  const row = newestUpdateOf(db, storyId);
+  if (row !== undefined) notifier.notify({ title: updateTitle(row), message: updateSummary(row) });
 }

@@ -126,6 +126,7 @@ export function catalogRoot(links: OpdsLinks, updated: string): string {
   });
   const items = [
     entry('continue', 'Continue reading', 'Stories you have started, last read first', '/continue'),
+    entry('new-chapters', 'Updated', 'Stories that gained chapters, newest first', '/updated'),
     entry('want-to-read', 'Want to read', 'Stories you mean to read, newest first', '/want-to-read'),
     entry('reading', 'Reading', 'Stories you are reading, newest first', '/reading'),
     entry('favourites', 'Favourites', 'Your favourite stories, newest first', '/favourites'),

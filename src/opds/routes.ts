@@ -20,6 +20,8 @@ import {
   type FeedHead,
 } from './present.js';
 import * as opds from './service.js';
+import { ATOM_TYPE, updatesFeed } from './updates-feed.js';
+import { latestUpdateEntries } from '../follow/updates-service.js';
 
 const OPDS = ['opds'];
 const xmlResponses = { 200: XmlDocument, 304: NotModified, ...errorResponses(400, 401, 403, 404) };
@@ -93,6 +95,20 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const result = opds.topRated(app.db, request.query.page);
       return acquisition(request, reply, { key: 'top-rated', title: 'Top rated', path: '/top-rated' }, result);
     },
+  );
+
+  app.get(
+    '/updated',
+    { schema: { tags: OPDS, summary: 'Stories that gained chapters, newest arrival first', querystring: OpdsPageQuery, response: xmlResponses } },
+    async (request, reply) => {
+      const result = opds.updated(app.db, request.query.page);
+      return acquisition(request, reply, { key: 'new-chapters', title: 'Updated', path: '/updated' }, result);
+    },
+  );
+
+  // Plain Atom for feed readers, authenticated like every feed here (docs/decisions.md, "Sources › Telling the reader").
+  app.get('/updates.atom', { schema: { tags: OPDS, summary: 'The newest 50 updates from the sources, as an Atom feed', response: xmlResponses } }, async (request, reply) =>
+    sendXml(request, reply, updatesFeed(`${request.protocol}://${request.host}`, linksOf(request), latestUpdateEntries(app.db), opds.libraryUpdated(app.db)), ATOM_TYPE),
   );
 
   app.get('/continue', { schema: { tags: OPDS, summary: 'Stories being read, last read first', response: xmlResponses } }, async (request, reply) => {

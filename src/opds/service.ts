@@ -19,6 +19,7 @@ import { pageWindow, type SortDirection } from '../lib/pagination.js';
 import type { OpdsSort } from '../schemas/opds.js';
 import type { ReadingStatus } from '../schemas/reading-status.js';
 import { latestStoryUpdate, loadOpdsStories, type OpdsStory } from './repository.js';
+import { updatedStoryIds } from '../follow/updates-service.js';
 
 /** Entries per feed page (docs/decisions.md, "OPDS catalog"). */
 export const OPDS_PAGE_SIZE = 50;
@@ -66,6 +67,15 @@ function filteredPage(db: Db, filter: StoryFilter, order: { sortBy: StorySortKey
 /** Every story in a facet's order. */
 export function allStories(db: Db, sort: OpdsSort, page: number): StoryPage {
   return filteredPage(db, {}, SORT_ORDERS[sort], page);
+}
+
+/**
+ * The stories that gained chapters after they were made (a refresh, a re-import, an append),
+ * newest arrival first (docs/decisions.md, "Sources › Telling the reader").
+ */
+export function updated(db: Db, page: number): StoryPage {
+  const { ids, total } = updatedStoryIds(db, pageWindow({ page, size: OPDS_PAGE_SIZE }));
+  return { stories: loadOpdsStories(db, ids), total, page };
 }
 
 /** Rated stories only, best first. */

@@ -84,7 +84,7 @@ export const STORY_JSON_JOINS = 'LEFT JOIN authors a ON a.id = s.author_id LEFT 
  * A story's reading progress as the API shows it (`ReadingProgressDto`, docs/decisions.md,
  * "Reading progress"): without a saved row, progress 0 and `position`, `chapter` and `updatedAt` null.
  */
-export function presentProgress(storyId: string, row: ReadingProgressRow | undefined): ReadingProgressDto {
+export function presentProgress(storyId: string, row: Omit<ReadingProgressRow, 'chaptersAddedAt'> | undefined): ReadingProgressDto {
   if (row === undefined) return { storyId, progress: 0, position: null, chapter: null, updatedAt: null };
   return { storyId, progress: row.progress, position: row.position, chapter: row.chapter, updatedAt: row.updatedAt };
 }

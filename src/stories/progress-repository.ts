@@ -47,7 +47,7 @@ const upsert = defineStatements((tx: Tx) =>
 );
 
 /** Stores the row whatever was there before (last write wins); no `chapter` is chapter unknown (null). */
-export function saveProgressRow(tx: Tx, row: Omit<ReadingProgressRow, 'chapter'> & { chapter?: number | null }): void {
+export function saveProgressRow(tx: Tx, row: Omit<ReadingProgressRow, 'chapter' | 'chaptersAddedAt'> & { chapter?: number | null }): void {
   upsert(tx).run({ chapter: null, ...row });
 }
 

@@ -21,6 +21,10 @@ t.test('the browse pages: axe in every theme, 320 px, the library form and pagin
     ids.push(res.json() as { id: string; authorId: string; seriesId: string });
   }
   await ctx.put(`/api/stories/${ids[0]!.id}/progress`, { progress: 0.3, position: null });
+  // Story 01 read, then grown by a chapter: the home page's "Updated since you last read" (axe checks it below).
+  await ctx.put(`/api/stories/${ids[1]!.id}/progress`, { progress: 1, position: null });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  t.equal((await ctx.post(`/api/stories/${ids[1]!.id}/chapters`, { title: 'Afterword', contentHtml: '<p>More.</p>' })).statusCode, 201);
   const origin = await serveOnLan(ctx.app);
   const { hostname } = new URL(origin);
   const { page, problems } = await watchedPage(t, browser, origin);
@@ -29,6 +33,12 @@ t.test('the browse pages: axe in every theme, 320 px, the library form and pagin
   const pages = ['/', '/library', '/library?view=list', `/authors/${ids[0]!.authorId}`, `/series/${ids[0]!.seriesId}`, `/tags/${encodeURIComponent('a/b ?&#%')}`];
   await expectAccessiblePages(t, page, origin, pages);
   t.same(problems, [], 'no CSP block, failed request or script error');
+
+  await page.goto(`${origin}/`, { waitUntil: 'load' });
+  t.equal(await page.$eval('main section h2', (h2) => h2.textContent), 'Updated since you last read', 'the first section of the home page');
+  t.equal(await page.$eval('#home-updated + .story-grid a.new-chapters', (a) => a.textContent), '1 new chapter of Story 01 with a rather long title to wrap');
+  await Promise.all([page.waitForNavigation(), page.click('a.new-chapters')]);
+  t.equal(new URL(page.url()).pathname, `/stories/${ids[1]!.id}/read/2`, 'the card opens the first new chapter in the reader');
 
   // Without JavaScript: the GET form and the paging links are plain navigation.
   const context = await browser.createBrowserContext();

@@ -33,6 +33,7 @@ t.test('the root is a navigation feed of every list, with search', async (t) => 
     root.entries.map((entry) => [entry.title, entry.links[0]?.href, entry.links[0]?.type]),
     [
       ['Continue reading', '/opds/continue', ACQ],
+      ['Updated', '/opds/updated', ACQ],
       ['Want to read', '/opds/want-to-read', ACQ],
       ['Reading', '/opds/reading', ACQ],
       ['Favourites', '/opds/favourites', ACQ],

@@ -16,7 +16,7 @@ t.test('the settings page has one h1, every section and a label on every control
   const html = parseHtml(res.body);
   t.equal(html.all('h1').length, 1);
   t.equal(html.text('h1'), 'Settings');
-  t.same(html.texts('h2'), ['Password', 'Devices', 'Sending to an e-reader', 'Backups', 'Library archive', 'Search index', 'Search engine', 'FanFicFare']);
+  t.same(html.texts('h2'), ['Password', 'Devices', 'Sending to an e-reader', 'Backups', 'Library archive', 'Search index', 'Search engine', 'Updates from the sources', 'FanFicFare']);
   for (const id of ['settings-current-password', 'settings-new-password', 'settings-confirm-password']) {
     t.ok(html.one(`label[for="${id}"]`), `${id} has a label`);
     t.ok(html.one(`input#${id}`));

@@ -66,7 +66,7 @@ function check<M extends PageModel>(t: Test, label: string, name: Template<M>, f
 
 check(t, 'the error page', ERROR_TEMPLATE, { ...errorView(400, { error: HOSTILE, details: { [HOSTILE]: HOSTILE } }), title: HOSTILE, requestId: HOSTILE }, errorView(404, { error: '' }));
 check(t, 'the login page', LOGIN_TEMPLATE, { ...loginView(HOSTILE, { password: HOSTILE, form: HOSTILE }), title: HOSTILE }, loginView('/'));
-check(t, 'the home page', HOME_TEMPLATE, { ...homeView([], [], []), title: HOSTILE }, homeView([], [], []));
+check(t, 'the home page', HOME_TEMPLATE, { ...homeView([], [], [], []), title: HOSTILE }, homeView([], [], [], []));
 
 t.test('a 500 page shows the request id and no message from the error', async (t) => {
   const view = errorView(500, { error: 'TypeError: at /srv/secret.ts:12', requestId: 'req-9' });

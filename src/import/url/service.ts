@@ -10,6 +10,7 @@ import type { Db } from '../../db/open.js';
 import { stories } from '../../db/schema.js';
 import { BadRequest, Conflict, HTTP_URL_RULE } from '../../errors.js';
 import type { ImageStore } from '../../images/store.js';
+import type { UpdateNotifier } from './update-notifier.js';
 import type { KeyedLock } from '../../lib/keyed-lock.js';
 import { LINKED_NAME_MAX, STORY_TITLE_MAX, type StoryCreateBody } from '../../schemas/story.js';
 import { addStory, changeStory } from '../../stories/service.js';
@@ -31,6 +32,8 @@ export interface UrlImportDeps extends SourceReadDeps, SourceWriteDeps {
   images: ImageStore;
   /** One import per final URL at a time, per app: "is it a duplicate?" and the write never interleave. */
   locks: KeyedLock;
+  /** Told of each refresh that added or changed chapters, after its commit (./update-notifier.ts). */
+  updates: UpdateNotifier;
 }
 
 

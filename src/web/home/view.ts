@@ -1,9 +1,12 @@
 import type { StoryCard } from '../../stories/present.js';
+import type { UnreadUpdateCard } from '../../follow/updates-service.js';
 import type { PageModel } from '../render.js';
 import { cardView, type CardView } from '../library/view.js';
 
-/** The home page: what the reader was reading, what was added last, what is rated best. */
+/** The home page: what arrived since the reader last read, what they were reading, what was added last, what is rated best. */
 export interface HomeView extends PageModel {
+  /** Stories with chapters newer than the reader's last save in them (docs/decisions.md, "Sources › Telling the reader"). */
+  updated: CardView[];
   continueReading: CardView[];
   recent: CardView[];
   topRated: CardView[];
@@ -11,9 +14,23 @@ export interface HomeView extends PageModel {
   emptyLibrary: boolean;
 }
 
-export function homeView(reading: Array<{ card: StoryCard; progress: number; chapter: number | null }>, recent: StoryCard[], topRated: StoryCard[]): HomeView {
+/** "1 new chapter", "3 new chapters". */
+export function newChaptersText(count: number): string {
+  return count === 1 ? '1 new chapter' : `${count} new chapters`;
+}
+
+export function homeView(
+  updated: UnreadUpdateCard[],
+  reading: Array<{ card: StoryCard; progress: number; chapter: number | null }>,
+  recent: StoryCard[],
+  topRated: StoryCard[],
+): HomeView {
   return {
     title: 'Welcome',
+    updated: updated.map(({ card, newChapters, firstNew }) => ({
+      ...cardView(card),
+      newChapters: { href: `/stories/${card.id}/read/${firstNew}`, text: newChaptersText(newChapters) },
+    })),
     continueReading: reading.map(({ card, progress, chapter }) => cardView(card, progress, chapter)),
     recent: recent.map((card) => cardView(card)),
     topRated: topRated.map((card) => cardView(card)),

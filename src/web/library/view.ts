@@ -48,6 +48,8 @@ export interface CardView {
   favourite: boolean;
   /** "Continue at chapter 12", linking to it (continue reading, in a story of several chapters). */
   continueAt: Link | undefined;
+  /** "3 new chapters", linking to the first of them (the home page's "Updated since you last read"). */
+  newChapters?: Link;
 }
 
 function coverOf(path: string | null): Cover | undefined {

@@ -16,6 +16,7 @@ import {
   backupItems,
   deviceItems,
   fanficfareView,
+  updatesView,
   healthView,
   mailView,
   passwordSummary,
@@ -67,6 +68,7 @@ export const settingsRoutes: FastifyPluginAsync = async (app) => {
       reindex: reindexView(reindexStatus(app.jobs, app.db)),
       health: healthView(await app.searchEngine.health()),
       fanficfare: fanficfareView(await app.fanficfare.status()),
+      updates: updatesView(app.config.updateWebhook, `${request.protocol}://${request.host}`),
       devices: {
         items: deviceItems(app.deviceTokens.list()),
         error: options.deviceError,

@@ -4,6 +4,7 @@ import type { ReindexStatus } from '../../search/reindex-job.js';
 import type { SearchHealth } from '../../schemas/search.js';
 import type { TokenDto } from '../../schemas/tokens.js';
 import type { FanficfareStatus } from '../../sources/fanficfare/engine.js';
+import type { UpdateWebhookConfig } from '../../config.js';
 import type { PageModel } from '../render.js';
 
 /** The password form's problems, each shown beside its field and in the summary. */
@@ -107,6 +108,20 @@ export interface SettingsView extends PageModel {
   devices: DevicesView;
   mail: MailView;
   fanficfare: FanficfareView;
+  updates: UpdatesView;
+}
+
+/** How updates from the sources are told (docs/decisions.md, "Sources › Telling the reader"). */
+export interface UpdatesView {
+  /** The webhook's origin (`https://ntfy.sh`), never its path or query, which may hold a token; undefined: off. */
+  webhook: string | undefined;
+  topic: string | undefined;
+  /** The Atom feed of updates at this server, for a feed reader. */
+  feed: string;
+}
+
+export function updatesView(webhook: UpdateWebhookConfig | undefined, origin: string): UpdatesView {
+  return { webhook: webhook?.url.origin, topic: webhook?.topic, feed: `${origin}/opds/updates.atom` };
 }
 
 /** FanFicFare as an optional engine (docs/decisions.md, "Sources"). */
