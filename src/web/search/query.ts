@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { StorySearchQuery, SuggestionQuery, type StorySearchSortKey } from '../../schemas/search.js';
+import { TAG_KINDS, TAG_KIND_FIELDS } from '../../schemas/tag.js';
 
 /** The orders the page offers, each one `sortBy` and `sortDir` of the API. */
 export const SEARCH_PAGE_SORTS = {
@@ -53,7 +54,14 @@ export function dropBlankFields(query: unknown): void {
 
 /** Whether the reader asked for anything: text or a filter. Blank text with a filter searches every story. */
 export function asksForResults(query: SearchPageQuery): boolean {
-  return query.q.trim() !== '' || query.authors !== undefined || query.tags !== undefined || query.minRating !== undefined || query.maxRating !== undefined;
+  return (
+    query.q.trim() !== '' ||
+    query.authors !== undefined ||
+    query.tags !== undefined ||
+    TAG_KINDS.some((kind) => query[TAG_KIND_FIELDS[kind].list] !== undefined) ||
+    query.minRating !== undefined ||
+    query.maxRating !== undefined
+  );
 }
 
 /** The API's query for the page's: blank text becomes `*`, as the API takes it. */
@@ -65,6 +73,7 @@ export function toStorySearchQuery(query: SearchPageQuery): StorySearchQuery {
     size: query.size,
     authors: query.authors,
     tags: query.tags,
+    ...Object.fromEntries(TAG_KINDS.map((kind) => [TAG_KIND_FIELDS[kind].list, query[TAG_KIND_FIELDS[kind].list]])),
     minRating: query.minRating,
     maxRating: query.maxRating,
     sortBy: sort.sortBy,

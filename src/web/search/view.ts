@@ -1,6 +1,8 @@
 import type { SearchFacets, StorySearchDto, StorySearchResult } from '../../schemas/search.js';
 import { nameList } from '../../search/service.js';
+import { TAG_KINDS, TAG_KIND_FIELDS } from '../../schemas/tag.js';
 import { tagHref } from '../layout/links.js';
+import { TAG_KIND_LABELS } from '../tag-kinds.js';
 import type { PageModel } from '../render.js';
 import { exactWordsText, SEARCH_PAGE_SORTS, type SearchPageQuery, type SearchPageSort } from './query.js';
 
@@ -41,6 +43,8 @@ export interface SearchView extends PageModel {
   q: string;
   authors: string[];
   tags: string[];
+  /** The tag kind filters with names chosen (`fandoms`, …), each kept in the form as ticked boxes. */
+  kindFilters: Array<{ field: string; label: string; id: string; names: string[] }>;
   minRating: number | undefined;
   maxRating: number | undefined;
   size: number | undefined;
@@ -114,6 +118,10 @@ export function searchHref(query: SearchPageQuery, page: number): string {
   params.set('q', query.q);
   for (const name of nameList(query.authors) ?? []) params.append('authors', name);
   for (const name of nameList(query.tags) ?? []) params.append('tags', name);
+  for (const kind of TAG_KINDS) {
+    const field = TAG_KIND_FIELDS[kind].list;
+    for (const name of nameList(query[field]) ?? []) params.append(field, name);
+  }
   if (query.minRating !== undefined) params.set('minRating', String(query.minRating));
   if (query.maxRating !== undefined) params.set('maxRating', String(query.maxRating));
   if (query.sort !== undefined && query.sort !== 'relevance') params.set('sort', query.sort);
@@ -166,6 +174,19 @@ function facetGroups(facets: SearchFacets | undefined, query: SearchPageQuery): 
         .filter((facet) => !chosenTags.has(facet.name.toLocaleLowerCase('en')))
         .map((facet) => ({ label: facet.name, count: facet.count, href: searchHref({ ...query, tags: [...tags, facet.name] }, 0) })),
     },
+    // Each kind's tags (docs/decisions.md, "Tag kinds"), each link adding the name to that kind's filter.
+    ...TAG_KINDS.map((kind) => {
+      const field = TAG_KIND_FIELDS[kind].list;
+      const chosen = nameList(query[field]) ?? [];
+      const folded = fold(chosen);
+      return {
+        title: TAG_KIND_LABELS[kind],
+        id: `search-facet-${kind}`,
+        links: facets.tagKinds[kind]
+          .filter((facet) => !folded.has(facet.name.toLocaleLowerCase('en')))
+          .map((facet) => ({ label: facet.name, count: facet.count, href: searchHref({ ...query, [field]: [...chosen, facet.name] }, 0) })),
+      };
+    }),
     {
       title: 'Ratings',
       id: 'search-facet-ratings',
@@ -208,6 +229,11 @@ export function searchView(query: SearchPageQuery, tagChoices: string[], results
     q: query.q,
     authors: nameList(query.authors) ?? [],
     tags: nameList(query.tags) ?? [],
+    kindFilters: TAG_KINDS.flatMap((kind) => {
+      const field = TAG_KIND_FIELDS[kind].list;
+      const names = nameList(query[field]) ?? [];
+      return names.length === 0 ? [] : [{ field, label: TAG_KIND_LABELS[kind], id: `search-${field}-label`, names }];
+    }),
     minRating: query.minRating,
     maxRating: query.maxRating,
     size: query.size === 20 ? undefined : query.size,
