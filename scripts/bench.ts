@@ -38,7 +38,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
-import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase } from '../src/db/open.js';
+import { applyMigrations, closeDatabase, DATABASE_FILE_NAME, openDatabase, type Db } from '../src/db/open.js';
 import { stories } from '../src/db/schema.js';
 import { writeTransaction } from '../src/db/transaction.js';
 import { ImageStore, imagesFolderOf } from '../src/images/store.js';
@@ -56,6 +56,8 @@ import { checkRecall, type RecallResult } from './bench/recall.js';
 import { pageWeights, type PageWeights } from './bench/page-weights.js';
 import { checkTarget, int, kib, markdown, ms, targetLines, type MixedResult, type Report, type ScenarioResult } from './bench/report.js';
 import { measureSustained, type SustainedResult } from './bench/sustained.js';
+import { ensureLongWorks } from './bench/long-works.js';
+import { timeEpubImport, type EpubImportResult } from './bench/epub-import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const QUICK = process.argv.includes('--quick');
@@ -63,6 +65,8 @@ const STORIES = Number(process.env.BENCH_STORIES ?? (QUICK ? 5_000 : 100_000));
 /** Measured seconds per side (server, ceiling) per scenario, split over the rounds. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 3 : 10));
 const ROUNDS = 2;
+/** Imports of the 100-chapter EPUB, one after another (scripts/bench/epub-import.ts). */
+const EPUB_IMPORT_RUNS = QUICK ? 3 : 5;
 const WARMUP_SECONDS = QUICK ? 1 : 2;
 const SINGLE_SECONDS = QUICK ? 2 : 5;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -113,6 +117,7 @@ async function prepareLibrary(dataDir: string): Promise<LibraryMeta> {
     const db = openDatabase(file);
     try {
       applyMigrations(db);
+      await addLongWorks(db, dataDir);
     } finally {
       closeDatabase(db);
     }
@@ -139,12 +144,20 @@ async function prepareLibrary(dataDir: string): Promise<LibraryMeta> {
       stories: STORIES,
       seeded: { seconds: report.seconds, storiesPerSecond: report.storiesPerSecond, covers: report.covers, at: new Date().toISOString() },
     };
+    await addLongWorks(db, dataDir, store);
     fs.writeFileSync(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
     await ensurePassword(dataDir);
     return meta;
   } finally {
     closeDatabase(db);
   }
+}
+
+/** The long works the chapter scenarios read (scripts/bench/long-works.ts), added once to a new or kept library. */
+async function addLongWorks(db: Db, dataDir: string, opened?: ImageStore): Promise<void> {
+  const store = opened ?? (await ImageStore.open(imagesFolderOf(dataDir), { warn: (details, message) => console.warn(message, details) }));
+  const added = await ensureLongWorks(db, store);
+  if (added.written > 0) console.log(`Added ${added.written} long works (40 and 100 chapters) in ${added.seconds.toFixed(1)} s`);
 }
 
 /**
@@ -426,6 +439,13 @@ async function main(): Promise<void> {
         console.warn(`  page weights: ${weightsError}`);
       }
     }
+    let epubImport: EpubImportResult | undefined;
+    if (selected('import-epub') && pools.hundredChapterWork !== undefined) {
+      warm();
+      await settle(server);
+      epubImport = await timeEpubImport(server.origin, token, pools.hundredChapterWork, EPUB_IMPORT_RUNS);
+      console.log(`  import-epub      ${epubImport.chapters} chapters, ${kib(epubImport.bytes)}: ${epubImport.totalMs.map((value) => `${int(value)} ms`).join(', ')}`);
+    }
     for (const scenario of creates) {
       warm();
       results.push(await measure(server, ceiling!, scenario, token, samples.get(scenario.id)!));
@@ -478,8 +498,9 @@ async function main(): Promise<void> {
       ...(recall === undefined ? {} : { recall }),
       ...(weights === undefined ? {} : { weights }),
       ...(sustained === undefined ? {} : { sustained }),
+      ...(epubImport === undefined ? {} : { epubImport }),
       targets: [
-        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall, sustained),
+        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall, sustained, epubImport),
         ...(weightsError === undefined ? [] : [{ name: 'page weights: every page answers 200', target: 'all 14 pages', measured: weightsError, met: false }]),
       ],
     };

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../../src/db/open.js';
 import { misspellings, wordBands, type BandName, type Misspelling, type TermDocs } from './pools.js';
+import { HUNDRED_CHAPTER_TITLE, LONG_WORK_TITLE } from './long-works.js';
 
 const POOLS_FILE = 'bench-pools.json';
 /** Misspellings the recall check sends (docs/performance.md, "Typo recall"). */
@@ -35,8 +36,12 @@ export interface RecallCase extends Misspelling {
 
 export interface LibraryPools {
   stories: number;
-  /** Every story id, oldest first. */
+  /** Every story id, oldest first, but the long works (long-works.ts): the one-chapter stories the other scenarios draw from. */
   storyIds: string[];
+  /** The 40-chapter works the chapter page scenario reads, with their chapter counts. */
+  longWorks: Array<{ id: string; chapters: number }>;
+  /** The 100-chapter work whose EPUB the import timing sends back in. */
+  hundredChapterWork: string | undefined;
   lastPage: number;
   /** Every author with a story, and how many. */
   authors: NamedCount[];
@@ -96,7 +101,9 @@ export function probeLibrary(dataDir: string, key: string): LibraryPools {
     }));
     return {
       stories,
-      storyIds: column('SELECT id FROM stories ORDER BY seq'),
+      storyIds: column('SELECT id FROM stories WHERE title NOT IN (?, ?) ORDER BY seq', LONG_WORK_TITLE, HUNDRED_CHAPTER_TITLE),
+      longWorks: all<{ id: string; chapters: number }>('SELECT id, chapter_count AS chapters FROM stories WHERE title = ? ORDER BY seq', LONG_WORK_TITLE),
+      hundredChapterWork: one<string | undefined>('SELECT id FROM stories WHERE title = ?', HUNDRED_CHAPTER_TITLE),
       lastPage: Math.max(0, Math.ceil(stories / 20) - 1),
       authors: all<NamedCount>('SELECT id, name, story_count AS stories FROM authors WHERE story_count > 0 ORDER BY name, id'),
       authorRows: Number(one<number>('SELECT count(*) FROM authors')),

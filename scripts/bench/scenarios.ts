@@ -118,6 +118,21 @@ export function scenarios(pools: LibraryPools): ScenarioSet {
   );
   const bodies = createBodies(pools);
   const anyStory = (random: () => number) => pick(storyIds, random);
+  // Every chapter of every long work (long-works.ts), each equally likely.
+  const chapters = pools.longWorks.flatMap((work) => Array.from({ length: work.chapters }, (_, i) => ({ id: work.id, index: i + 1 })));
+  const longWorkWords = `${n(pools.longWorks.length)} works of 40 chapters, 400,000 words`;
+  const chapterScenario = (id: string, label: string, path: (id: string, index: number) => string): Scenario => ({
+    id,
+    label,
+    method: 'GET',
+    status: 200,
+    pool: `any of the ${n(chapters.length)} chapters of ${longWorkWords}`,
+    poolSize: chapters.length,
+    draw: (random) => {
+      const chapter = pick(chapters, random);
+      return { path: path(chapter.id, chapter.index) };
+    },
+  });
 
   const story: Scenario = {
     id: 'story',
@@ -349,6 +364,11 @@ export function scenarios(pools: LibraryPools): ScenarioSet {
       pool: `any of the ${n(storyIds.length)} stories (300-8,000 words)`,
       poolSize: storyIds.length,
       draw: (random) => ({ path: `/stories/${anyStory(random)}/read` }),
+      target: { kind: 'p99', maxMs: 20, connections: 1 },
+    },
+    chapterScenario('chapter', 'a chapter by index (JSON), in a 400,000-word work', (id, index) => `/api/stories/${id}/chapters/${index}`),
+    {
+      ...chapterScenario('page-chapter', 'web: reader, a chapter of a 400,000-word work', (id, index) => `/stories/${id}/read/${index}`),
       target: { kind: 'p99', maxMs: 20, connections: 1 },
     },
     {

@@ -169,6 +169,8 @@ export const stories = sqliteTable(
     index('stories_series_id_idx').on(t.seriesId, t.id),
     index('stories_cover_idx').on(t.coverPath),
     index('stories_source_url_idx').on(t.sourceUrl),
+    // The reader's story head (src/stories/repository.ts findStoryHead) without walking the text's overflow pages.
+    index('stories_head_idx').on(t.id, t.title, t.authorId, t.seriesId, t.volume, t.createdAt),
     check('stories_rating_range', sql`${t.rating} IS NULL OR ${t.rating} BETWEEN 1 AND 5`),
     check('stories_volume_range', sql`${t.volume} IS NULL OR ${t.volume} >= 0`),
     check('stories_status', sql`${t.status} IS NULL OR ${t.status} IN ('complete', 'in-progress')`),
@@ -209,6 +211,8 @@ export const storyChapters = sqliteTable(
   (t) => [
     uniqueIndex('story_chapters_position_unique').on(t.storyId, t.position),
     index('story_chapters_created_idx').on(t.storyId, t.createdAt),
+    // The contents (listChapterMeta) from the index alone: in the row, every column after the title sits behind the chapter's text.
+    index('story_chapters_meta_idx').on(t.storyId, t.position, t.title, t.wordCount, t.sourceUrl, t.sourceGoneAt, t.createdAt, t.updatedAt),
     check('story_chapters_position_range', sql`${t.position} >= 1`),
   ],
 );

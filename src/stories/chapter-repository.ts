@@ -28,9 +28,10 @@ const META_COLUMNS = `position AS "index", title, word_count AS wordCount, sourc
   source_gone_at AS sourceGoneAt, created_at AS createdAt, updated_at AS updatedAt`;
 const ROW_COLUMNS = `${META_COLUMNS}, content_html AS contentHtml, content_plain AS contentPlain, source_key AS sourceKey`;
 
-const metaOf = defineStatements((db: DbOrTx) =>
-  sqliteClient(db).prepare<[string], ChapterMeta>(`SELECT ${META_COLUMNS} FROM story_chapters WHERE story_id = ? ORDER BY position`),
-);
+/** The contents' query: every column it names is in `story_chapters_meta_idx`, so no chapter's text is walked (docs/performance.md, "Chapters"). */
+export const CHAPTER_META_SQL = `SELECT ${META_COLUMNS} FROM story_chapters WHERE story_id = ? ORDER BY position`;
+
+const metaOf = defineStatements((db: DbOrTx) => sqliteClient(db).prepare<[string], ChapterMeta>(CHAPTER_META_SQL));
 
 /** The story's chapters in reading order, without their text (an empty list for an unknown story). */
 export function listChapterMeta(db: DbOrTx, storyId: string): ChapterMeta[] {
@@ -44,6 +45,19 @@ const rowAt = defineStatements((db: DbOrTx) =>
 /** One chapter with its text, or undefined. */
 export function findChapter(db: DbOrTx, storyId: string, index: number): ChapterRow | undefined {
   return rowAt(db).get(storyId, index);
+}
+
+const htmlAt = defineStatements((db: DbOrTx) =>
+  sqliteClient(db).prepare<[string, number], string>('SELECT content_html FROM story_chapters WHERE story_id = ? AND position = ?').pluck(),
+);
+
+/**
+ * One chapter's HTML alone (the reader's read): `content_html` comes before the plain text in the
+ * row, so this reads the HTML's own overflow pages and not the plain text's; the rest of the
+ * chapter the caller has from {@link listChapterMeta}.
+ */
+export function findChapterHtml(db: DbOrTx, storyId: string, index: number): string | undefined {
+  return htmlAt(db).get(storyId, index);
 }
 
 const rowsOf = defineStatements((db: DbOrTx) =>

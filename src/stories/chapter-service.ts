@@ -11,7 +11,7 @@ import { commitImageChange } from '../images/image-changes.js';
 import { releasedInlineImages } from '../images/inline-images.js';
 import type { ImageStore } from '../images/store.js';
 import { nextUpdatedAt, nowIso } from '../lib/clock.js';
-import { findStoryStamp, updateStory } from './repository.js';
+import { findStoryStamp, storyExists, updateStory } from './repository.js';
 import { storyNotFound } from './errors.js';
 import { CHAPTERS_MAX, type ChapterDto, type ChapterMetaDto } from '../schemas/chapter.js';
 import * as repo from './chapter-repository.js';
@@ -79,8 +79,21 @@ function requireStory(db: Db | Tx, storyId: string): { updatedAt: string } {
 
 /** `GET /api/stories/{id}/chapters`: the contents, without text; 404 for an unknown story. */
 export function listChapters(db: Db, storyId: string): ChapterMetaDto[] {
-  requireStory(db, storyId);
-  return repo.listChapterMeta(db, storyId);
+  const contents = repo.listChapterMeta(db, storyId);
+  // Every story has a chapter, so an empty list is an unknown story (asked only then: reads stay on the indexes).
+  if (contents.length === 0 && !storyExists(db, storyId)) throw storyNotFound(storyId);
+  return contents;
+}
+
+/** A chapter to read: its entry of `contents` (the story's {@link listChapters}) and its HTML; 404 like {@link getChapter}. */
+export function getChapterToRead(db: Db, storyId: string, index: number, contents: readonly ChapterMetaDto[]): ChapterMetaDto & { contentHtml: string } {
+  const meta = contents[index - 1];
+  const contentHtml = meta === undefined ? undefined : repo.findChapterHtml(db, storyId, index);
+  if (meta === undefined || contentHtml === undefined) {
+    if (!storyExists(db, storyId)) throw storyNotFound(storyId);
+    throw chapterNotFound(storyId, index);
+  }
+  return { ...meta, contentHtml };
 }
 
 /** `GET /api/stories/{id}/chapters/{index}`; 404 for an unknown story or chapter. */

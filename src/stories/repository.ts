@@ -11,7 +11,7 @@ import { stories, storyCoauthors, storyTags } from '../db/schema.js';
 import { asJsonBytes, type JsonBytes } from '../lib/json-bytes.js';
 import type { StoryDto } from '../schemas/story.js';
 import { STORY_CARD_JSON_SQL, STORY_JSON_JOINS, STORY_JSON_SQL, STORY_WITHOUT_TEXT_JSON_SQL, type StoryCard, type StoryWithoutText } from './present.js';
-import { defineStatements } from '../db/statements.js';
+import { defineStatements, sqliteClient } from '../db/statements.js';
 
 export type NewStory = typeof stories.$inferInsert;
 /** The columns a story update may set (never its id, seq or createdAt). */
@@ -96,6 +96,39 @@ export function loadStoryWithoutText(db: Db, id: string): StoryWithoutText | und
 /** The stored body, for what an edit of it releases (src/images/inline-images.ts). */
 export function findStoryHtml(db: DbOrTx, id: string): string | null {
   return db.select({ html: stories.contentHtml }).from(stories).where(eq(stories.id, id)).get()?.html ?? null;
+}
+
+/**
+ * Whether the story exists, read from the id index alone: every other column but the title sits
+ * behind the whole work's text in the row, and a 400,000-word work's text is ~1,300 overflow pages
+ * SQLite walks to reach them (docs/performance.md, "Chapters").
+ */
+export function storyExists(db: DbOrTx, id: string): boolean {
+  return db.select({ id: stories.id }).from(stories).where(eq(stories.id, id)).get() !== undefined;
+}
+
+/** What the reader shows of a story besides its chapter, all of it in `stories_head_idx` (no walk past the text). */
+export interface StoryHead {
+  id: string;
+  title: string;
+  authorId: string | null;
+  authorName: string | null;
+  seriesId: string | null;
+  volume: number | null;
+  createdAt: string;
+}
+
+/**
+ * The head's query. `INDEXED BY`: on a small or unanalysed library SQLite prefers the id's unique
+ * index and reads the row, which for a long work means walking its whole text.
+ */
+export const STORY_HEAD_SQL = `SELECT s.id, s.title, s.author_id AS authorId, a.name AS authorName, s.series_id AS seriesId, s.volume, s.created_at AS createdAt
+  FROM stories s INDEXED BY stories_head_idx LEFT JOIN authors a ON a.id = s.author_id WHERE s.id = ?`;
+
+const headOf = defineStatements((db: DbOrTx) => sqliteClient(db).prepare<[string], StoryHead>(STORY_HEAD_SQL));
+
+export function findStoryHead(db: DbOrTx, id: string): StoryHead | undefined {
+  return headOf(db).get(id);
 }
 
 export function findStoryStamp(db: DbOrTx, id: string): { updatedAt: string; coverPath: string | null } | undefined {

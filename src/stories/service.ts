@@ -40,6 +40,13 @@ export function getStory(db: Db, id: string): JsonBytes {
 }
 
 /** One story as a `StoryDto` object, for the pages (the API sends {@link getStory}'s bytes); 404 when there is none. */
+/** The reader's story head (the reader shows no more of the story than this beside its chapter); 404 when absent. */
+export function getStoryHead(db: Db, id: string): repo.StoryHead {
+  const head = repo.findStoryHead(db, id);
+  if (head === undefined) throw storyNotFound(id);
+  return head;
+}
+
 export function getStoryDto(db: Db, id: string): StoryDto {
   const story = repo.loadStory(db, id);
   if (story === undefined) throw storyNotFound(id);

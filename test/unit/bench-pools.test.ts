@@ -15,6 +15,9 @@ import { checkTarget, targetLines } from '../../scripts/bench/report.js';
 import { slowestWindow } from '../../scripts/bench/sustained.js';
 import type { Figures } from '../../scripts/bench/load.js';
 import { tempDataDir } from '../helpers/app.js';
+import { ImageStore, imagesFolderOf } from '../../src/images/store.js';
+import { addStory } from '../../src/stories/service.js';
+import { LONG_WORK_TITLE } from '../../scripts/bench/long-works.js';
 
 /** Damerau (optimal string alignment) distance, to check each typo is exactly one edit away. */
 function editDistance(a: string, b: string): number {
@@ -116,6 +119,8 @@ function fakePools(stories: number): LibraryPools {
   return {
     stories,
     storyIds: Array.from({ length: stories }, id),
+    longWorks: Array.from({ length: 8 }, () => ({ id: id(), chapters: 40 })),
+    hundredChapterWork: id(),
     lastPage: Math.ceil(stories / 20) - 1,
     authors: Array.from({ length: 600 }, (_, i) => ({ id: id(), name: `Author ${i}`, stories: 1 + (i % 40) })),
     authorRows: 620,
@@ -134,7 +139,7 @@ t.test('every scenario draws per request from its pool; searches from the bands;
   const pools = fakePools(5_000);
   const set = scenarios(pools);
   const ids = set.api.map((scenario) => scenario.id);
-  for (const id of ['story', 'list-first', 'list-any', 'list-last', 'author-stories', 'tag-stories', 'series-stories', 'search-rare', 'search-mid', 'search-common', 'search-filtered', 'search-typo', 'suggestions', 'page-library', 'page-story', 'page-reader', 'page-search', 'create']) {
+  for (const id of ['story', 'list-first', 'list-any', 'list-last', 'author-stories', 'tag-stories', 'series-stories', 'search-rare', 'search-mid', 'search-common', 'search-filtered', 'search-typo', 'suggestions', 'page-library', 'page-story', 'page-reader', 'chapter', 'page-chapter', 'page-search', 'create']) {
     t.ok(ids.includes(id), `scenario ${id}`);
   }
   for (const scenario of set.api) {
@@ -174,6 +179,11 @@ t.test('every scenario draws per request from its pool; searches from the bands;
   t.ok(pools.authors.some((author) => author.name === body.authorName), 'an existing author');
   const words = body.contentHtml.replace(/<[^>]+>/g, ' ').trim().split(/\s+/).length;
   t.ok(words >= 1_500 && words <= 1_510, `a 1,500-word body (${words} words with the link text)`);
+  const longWork = new Map(pools.longWorks.map((work) => [work.id, work.chapters]));
+  const chapterPages = Array.from({ length: 4_000 }, (_, i) => byId('page-chapter').draw(prng(100 + i)).path);
+  const chapterOf = (page: string) => /^\/stories\/([^/]+)\/read\/(\d+)$/.exec(page);
+  t.ok(chapterPages.every((page) => { const m = chapterOf(page); return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= (longWork.get(m[1]!) ?? 0); }), 'page-chapter reads a chapter of a long work');
+  t.equal(new Set(chapterPages).size, 8 * 40, 'and reaches every chapter of every long work');
   t.equal(set.mixed.searches.id, 'search-common');
   t.equal(set.mixed.reads.id, 'story');
 });
@@ -182,14 +192,21 @@ t.test('the probe reads bands, the vocabulary cache and recall cases from a seed
   const dataDir = tempDataDir(t);
   const db = openDatabase(path.join(dataDir, DATABASE_FILE_NAME));
   applyMigrations(db);
+  let long: string;
   try {
     await seedLibrary(db, { stories: 400, batch: 200 });
+    // A long work as scripts/bench/long-works.ts writes them (two short chapters keep the test quick).
+    const store = await ImageStore.open(imagesFolderOf(dataDir), { warn: () => undefined });
+    long = await addStory(db, store, { title: LONG_WORK_TITLE, chapters: [{ title: 'One', contentHtml: '<p>a b</p>' }, { title: 'Two', contentHtml: '<p>c d</p>' }] });
   } finally {
     closeDatabase(db);
   }
   const pools = probeLibrary(dataDir, 'test');
-  t.equal(pools.stories, 400);
-  t.equal(pools.storyIds.length, 400);
+  t.equal(pools.stories, 401);
+  t.equal(pools.storyIds.length, 400, 'the one-chapter scenarios never draw the long work');
+  t.notOk(pools.storyIds.includes(long));
+  t.same(pools.longWorks, [{ id: long, chapters: 2 }], 'the chapter scenarios draw it, with its chapter count');
+  t.equal(pools.hundredChapterWork, undefined);
   t.equal(new Set(pools.storyIds).size, 400);
   t.ok(pools.words.rare.length >= 2_000, `rare: ${pools.words.rare.length}`);
   t.ok(pools.words.mid.length >= 1_000, `mid: ${pools.words.mid.length}`);

@@ -7,6 +7,9 @@
 import t from 'tap';
 import { buildWebTestApp, parseHtml } from '../helpers/web.js';
 import { createStory } from '../helpers/factories.js';
+import { CHAPTER_META_SQL } from '../../src/stories/chapter-repository.js';
+import { getStoryHead } from '../../src/stories/service.js';
+import { STORY_HEAD_SQL } from '../../src/stories/repository.js';
 
 const CHAPTERS = [
   { title: 'The Beginning', contentHtml: '<p>alpha one two three</p><p>alpha four</p>' },
@@ -47,6 +50,20 @@ t.test('one chapter a page: the address, the contents, the links and only that c
   t.equal((await ctx.page(`/stories/${story.id}/read/4`)).statusCode, 404, 'a chapter past the end is a 404 page');
   t.equal((await ctx.page(`/stories/${story.id}/read/0`)).statusCode, 400, 'chapter 0 is a 400 page');
   t.equal((await ctx.page(`/stories/${story.id}/read/x`)).statusCode, 400);
+  t.equal((await ctx.page('/stories/00000000-0000-4000-8000-000000000000/read/1')).statusCode, 404, 'an unknown story is a 404 page');
+});
+
+t.test('a chapter page reads no text but its chapter\'s: the contents come from an index alone', async (t) => {
+  const ctx = await buildWebTestApp(t);
+  const story = await createStory(ctx, { title: 'Three Parts', chapters: CHAPTERS });
+  const plan = (ctx.app.db.$client.prepare(`EXPLAIN QUERY PLAN ${CHAPTER_META_SQL}`).all(story.id) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
+  // Every column after a chapter's title sits behind its text in the row (docs/performance.md, "Chapters").
+  t.match(plan, /USING COVERING INDEX story_chapters_meta_idx/, 'the contents never read a chapter row');
+  t.notMatch(plan, /TEMP B-TREE/, 'and sort nothing');
+  t.same(getStoryHead(ctx.app.db, story.id), { id: story.id, title: 'Three Parts', authorId: null, authorName: null, seriesId: null, volume: null, createdAt: story.createdAt }, 'the head is the reader\'s story');
+  const headPlan = (ctx.app.db.$client.prepare(`EXPLAIN QUERY PLAN ${STORY_HEAD_SQL}`).all(story.id) as Array<{ detail: string }>)
+    .map((row) => row.detail).join('\n');
+  t.match(headPlan, /USING COVERING INDEX stories_head_idx/, 'the story\'s head never reads its row');
 });
 
 t.test('/read resumes at the saved chapter; the saved place is rendered on that chapter only', async (t) => {

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ChapterParams, type ChapterMetaDto } from '../../schemas/chapter.js';
-import { getChapter, listChapters } from '../../stories/chapter-service.js';
-import { storyCards } from '../../stories/list-service.js';
-import { storyNotFound } from '../../stories/errors.js';
+import { getChapterToRead, listChapters } from '../../stories/chapter-service.js';
 import { BadRequest, HttpError } from '../../errors.js';
 import { IdParams } from '../../schemas/common.js';
-import { changeStory, deleteStory, getStoryDto, rateStory } from '../../stories/service.js';
+import { changeStory, deleteStory, getStoryDto, getStoryHead, rateStory } from '../../stories/service.js';
 import { chapterToOpen, getProgress } from '../../stories/progress-service.js';
 import { changeFavourite, changeReadingStatus } from '../../stories/reading-status.js';
 import { READING_STATUSES } from '../../schemas/reading-status.js';
@@ -136,13 +134,15 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
     return readerPage(request, reply, id, listChapters(app.db, id), index);
   });
 
-  /** The chapter page: the story's card and contents (no text) and this one chapter's text, never the whole work. */
+  /**
+   * The chapter page: the story's head and contents and this one chapter's HTML, each read from an
+   * index or its own text, never the whole work (docs/performance.md, "Chapters").
+   */
   async function readerPage(request: FastifyRequest, reply: FastifyReply, id: string, contents: ChapterMetaDto[], index: number) {
-    const [card] = storyCards(app.db, [id]);
-    if (card === undefined) throw storyNotFound(id);
-    const chapter = getChapter(app.db, id, index);
+    const story = getStoryHead(app.db, id);
+    const chapter = getChapterToRead(app.db, id, index, contents);
     const settings = parseReaderCookie(request.cookies[READER_COOKIE]);
-    return render(reply, READER, readerView(card, contents, chapter, getProgress(app.db, id), settings, neighboursOf(app.db, card)));
+    return render(reply, READER, readerView(story, contents, chapter, getProgress(app.db, id), settings, neighboursOf(app.db, story)));
   }
 
   // The reader's typography form: stores the choice in the `reader` cookie and returns to the reader.

@@ -544,7 +544,7 @@ function wordsText(words: number): string {
 export function readerView(
   story: ReaderStory,
   contents: readonly ChapterMetaDto[],
-  chapter: ChapterDto,
+  chapter: Pick<ChapterDto, 'index' | 'title' | 'wordCount' | 'contentHtml'>,
   progress: ReadingProgressDto,
   settings: ReaderSettings,
   neighbours: Neighbours = NO_NEIGHBOURS,

@@ -1,0 +1,2 @@
+CREATE INDEX `stories_head_idx` ON `stories` (`id`,`title`,`author_id`,`series_id`,`volume`,`created_at`);--> statement-breakpoint
+CREATE INDEX `story_chapters_meta_idx` ON `story_chapters` (`story_id`,`position`,`title`,`word_count`,`source_url`,`source_gone_at`,`created_at`,`updated_at`);
