@@ -15,9 +15,7 @@ import { listUpdates, sourceOf, type SourceRow } from '../import/url/source-rows
 import { refreshFromFanficfare, type FanficfareRefreshDeps } from '../sources/fanficfare/refresh.js';
 import { findStoryStamp } from '../stories/repository.js';
 import { storyNotFound } from '../stories/service.js';
-import { presentUpdate, updateSummary, updateTitle } from './present.js';
-import { newestUpdateOf } from './updates-repository.js';
-import type { UpdateNotifier } from '../import/url/update-notifier.js';
+import { presentUpdate } from './present.js';
 
 /** At most this many pictures of the chapters a refresh writes, as an import's. */
 const MAX_IMAGES = 50;
@@ -99,7 +97,7 @@ export async function checkSource(deps: FollowDeps, storyId: string, folder: str
   await fs.rm(folder, { recursive: true, force: true });
   try {
     const outcome = await refreshFromFanficfare(deps.fanficfare, { source, origin: 'schedule', folder, signal }, (write) => writeTransaction(deps.urlImports.db, write));
-    tellUpdate(deps.urlImports.db, storyId, outcome, deps.urlImports.updates);
+    deps.urlImports.updates.updated(storyId, outcome);
     return outcome;
   } finally {
     await fs.rm(folder, { recursive: true, force: true });
@@ -125,16 +123,7 @@ async function checkBuiltIn(deps: UrlImportDeps, source: SourceRow, origin: 'ref
     }
     return refreshFromWork(deps, storyId, read.work, read.prepared, origin);
   });
-  tellUpdate(deps.db, storyId, outcome, deps.updates);
+  // After the commit, so nothing is told of a change that did not happen.
+  deps.updates.updated(storyId, outcome);
   return outcome;
-}
-
-/**
- * Tells the notifier (the webhook) of the update a check just committed and logged, when it added
- * or changed chapters; after the commit, so nothing is told of a change that did not happen.
- */
-export function tellUpdate(db: Db, storyId: string, outcome: RefreshOutcome, notifier: UpdateNotifier): void {
-  if (outcome.addedChapters + outcome.updatedChapters === 0) return;
-  const row = newestUpdateOf(db, storyId);
-  if (row !== undefined) notifier.notify({ title: updateTitle(row), message: updateSummary(row) });
 }

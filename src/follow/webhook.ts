@@ -15,7 +15,10 @@ import type { UpdateWebhookConfig } from '../config.js';
 import { APP_IDENTITY } from '../lib/app-version.js';
 import { Semaphore } from '../lib/semaphore.js';
 import type { WarnLog } from '../lib/warn-log.js';
-import type { UpdateNotice, UpdateNotifier } from '../import/url/update-notifier.js';
+import type { Db } from '../db/open.js';
+import type { CheckCounts, UpdateNotifier } from '../import/url/update-notifier.js';
+import { updateSummary, updateTitle } from './present.js';
+import { newestUpdateOf } from './updates-repository.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const WEBHOOK_RUNNING = 2;
@@ -46,6 +49,12 @@ function post(url: URL, body: string, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** What one notification says. */
+export interface UpdateNotice {
+  title: string;
+  message: string;
+}
+
 /** The webhook of `UPDATE_WEBHOOK_URL`; `close` aborts the posts in flight and drops the waiting ones. */
 export class UpdateWebhook implements UpdateNotifier {
   readonly #slots = new Semaphore(WEBHOOK_RUNNING, WEBHOOK_WAITING);
@@ -55,8 +64,17 @@ export class UpdateWebhook implements UpdateNotifier {
   constructor(
     private readonly config: UpdateWebhookConfig,
     private readonly log: WarnLog,
+    private readonly db: Db,
   ) {}
 
+  /** Posts the story's newest update (the one its check just logged) when it added or changed chapters. */
+  updated(storyId: string, counts: CheckCounts): void {
+    if (counts.addedChapters + counts.updatedChapters === 0) return;
+    const row = newestUpdateOf(this.db, storyId);
+    if (row !== undefined) this.notify({ title: updateTitle(row), message: updateSummary(row) });
+  }
+
+  /** Queues one post of `notice`. */
   notify(notice: UpdateNotice): void {
     if (this.#closing.signal.aborted) return;
     const body = JSON.stringify({ topic: this.config.topic, title: notice.title, message: notice.message });

@@ -24,7 +24,7 @@ export const urlImportPlugin = fp(
   async (app) => {
     const pool = new ExtractPool({ onThreadError: (error) => app.log.warn({ err: error }, 'a URL import extraction thread died; the next import starts another') });
     app.addHook('onClose', async () => pool.close());
-    const webhook = app.config.updateWebhook === undefined ? undefined : new UpdateWebhook(app.config.updateWebhook, app.log);
+    const webhook = app.config.updateWebhook === undefined ? undefined : new UpdateWebhook(app.config.updateWebhook, app.log, app.db);
     if (webhook !== undefined) app.addHook('onClose', async () => webhook.close());
     app.decorate('urlImports', {
       db: app.db,

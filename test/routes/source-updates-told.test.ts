@@ -5,6 +5,7 @@
  * authenticated as the catalog) has its entry, and the webhook gets one JSON POST.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -12,6 +13,7 @@ import t, { type Test } from 'tap';
 import { UpdateWebhook, WEBHOOK_RUNNING, WEBHOOK_WAITING } from '../../src/follow/webhook.js';
 import { buildTestApp } from '../helpers/app.js';
 import { fixtureSite, serve } from '../helpers/fixture-site.js';
+import { waitForJob } from '../helpers/import.js';
 import { checkDocuments, linkHref, parseFeed } from '../helpers/opds.js';
 import { asDevice, basicAuth, makeDeviceToken } from '../helpers/tokens.js';
 import { buildWebTestApp, parseHtml, type WebTestContext } from '../helpers/web.js';
@@ -170,7 +172,8 @@ t.test('a dead webhook never fails the refresh; it is logged, without the secret
 t.test('the webhook is bounded: at most two posts at once, a full queue drops and logs, closing ends the posts that never end', async (t) => {
   const hung = await hookServer(t, 'hang');
   const warnings: string[] = [];
-  const webhook = new UpdateWebhook({ url: new URL(`${hung.origin}/`), topic: 'storyshelf' }, { warn: (_details, message) => warnings.push(message) });
+  const { app } = await buildTestApp(t);
+  const webhook = new UpdateWebhook({ url: new URL(`${hung.origin}/`), topic: 'storyshelf' }, { warn: (_details, message) => warnings.push(message) }, app.db);
   for (let n = 0; n < WEBHOOK_RUNNING + WEBHOOK_WAITING + 1; n += 1) webhook.notify({ title: `t${n}`, message: 'm' });
   // The one past the queue is refused at once.
   await tick();
@@ -179,4 +182,27 @@ t.test('the webhook is bounded: at most two posts at once, a full queue drops an
   t.equal(hung.received.length, WEBHOOK_RUNNING, `at most ${WEBHOOK_RUNNING} in flight`);
   await webhook.close();
   t.equal(warnings.length, WEBHOOK_RUNNING + WEBHOOK_WAITING + 1, 'closing ends every post, each logged');
+});
+
+t.test('a FanFicFare refresh job posts its update too, once committed', async (t) => {
+  const hook = await hookServer(t);
+  const replay = `${process.execPath} ${path.join(import.meta.dirname, '..', 'fixtures', 'fanficfare', 'replay-fanficfare.mjs')}`;
+  // The stand-in replays the work's first five chapters at stage 1, all nine without a stage.
+  process.env.FANFICFARE_REPLAY_STAGE = '1';
+  t.teardown(() => {
+    delete process.env.FANFICFARE_REPLAY_STAGE;
+  });
+  const ctx = await buildTestApp(t, { FANFICFARE_COMMAND: replay, UPDATE_WEBHOOK_URL: `${hook.origin}/` });
+  const imported = await ctx.post('/api/import/url', { url: 'http://test1.com?sid=1' });
+  t.equal((await waitForJob(ctx, imported.json().jobId)).status, 'done');
+  const story = (await ctx.get('/api/stories')).json().content[0];
+  delete process.env.FANFICFARE_REPLAY_STAGE;
+  const refresh = await ctx.post(`/api/stories/${story.id}/refresh`);
+  t.equal(refresh.statusCode, 202);
+  t.equal((await waitForJob(ctx, refresh.json().jobId)).status, 'done');
+  await (ctx.app.urlImports.updates as UpdateWebhook).settled();
+  t.same(
+    hook.received.map((post) => (post.body as { title: string }).title),
+    [`${story.title} — 4 new chapters`],
+  );
 });

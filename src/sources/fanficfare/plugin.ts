@@ -26,12 +26,12 @@ declare module 'fastify' {
 export const fanficfarePlugin = fp(
   async (app) => {
     const engine = new FanficfareEngine(app.config.fanficfare, app.config.dataDir);
-    const deps: FanficfareRefreshDeps = { db: app.db, images: app.images, engine, checkIntervalHours: app.config.sourceCheckIntervalHours, dataDir: app.config.dataDir };
+    const deps: FanficfareRefreshDeps = { db: app.db, images: app.images, engine, checkIntervalHours: app.config.sourceCheckIntervalHours, dataDir: app.config.dataDir, updates: app.urlImports.updates };
     app.decorate('fanficfare', engine);
     app.decorate('startFanficfareImport', (rawUrl: string, update: boolean) => startFanficfareImport(engine, app.jobs, app.db, rawUrl, update));
     app.decorate('fanficfareRefresh', { ...deps, start: (storyId: string) => startFanficfareRefresh(deps, app.jobs, storyId) });
     app.jobs.register(IMPORT_FANFICFARE_KIND, fanficfareImportHandler(app.config.dataDir, { db: app.db, images: app.images }, engine, app.config.sourceCheckIntervalHours));
     app.jobs.register(REFRESH_FANFICFARE_KIND, fanficfareRefreshHandler(deps));
   },
-  { name: 'storyshelf-fanficfare', fastify: '5.x', dependencies: ['storyshelf-jobs', 'storyshelf-images'] },
+  { name: 'storyshelf-fanficfare', fastify: '5.x', dependencies: ['storyshelf-jobs', 'storyshelf-images', 'storyshelf-url-import'] },
 );

@@ -19,6 +19,7 @@ import type { SourceRow } from '../../import/url/source-rows.js';
 import { sourceOf } from '../../import/url/source-rows.js';
 import { jobFolder } from '../../jobs/folders.js';
 import { unfinishedJobsOfKind } from '../../jobs/repository.js';
+import type { UpdateNotifier } from '../../import/url/update-notifier.js';
 import type { JobHandler, JobRunner, JobStep } from '../../jobs/runner.js';
 import type { RefreshJobResult } from '../../schemas/source.js';
 import { storyNotFound } from '../../stories/service.js';
@@ -39,6 +40,8 @@ export interface FanficfareRefreshDeps extends ImportDeps {
   engine: FanficfareEngine;
   /** `SOURCE_CHECK_INTERVAL_HOURS`: when the source is checked next. */
   checkIntervalHours: number;
+  /** Told of each refresh job's update once committed (the update webhook). */
+  updates: UpdateNotifier;
   dataDir: string;
 }
 
@@ -90,7 +93,7 @@ export function fanficfareRefreshHandler(deps: FanficfareRefreshDeps): JobHandle
       const folder = jobFolder(deps.dataDir, context.id);
       // A resumed job starts its download again from an empty folder.
       await fs.rm(folder, { recursive: true, force: true });
-      await refreshFromFanficfare(deps, { source, origin: 'refresh', folder, signal: context.signal }, (write) => {
+      const outcome = await refreshFromFanficfare(deps, { source, origin: 'refresh', folder, signal: context.signal }, (write) => {
         const step: JobStep<FanficfareRefreshState> = { state: { done: true }, done: 1 };
         let written: ImportWrite | undefined;
         context.commit(step, (tx) => {
@@ -99,6 +102,7 @@ export function fanficfareRefreshHandler(deps: FanficfareRefreshDeps): JobHandle
         });
         return written as ImportWrite;
       });
+      deps.updates.updated(storyId, outcome);
     },
     async finished(job) {
       await fs.rm(jobFolder(deps.dataDir, job.id), { recursive: true, force: true });
