@@ -8,11 +8,14 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
  * share a handful of schemas (every route's error statuses share `ErrorBody`): 341 compiles of
  * 35 distinct schemas at startup. A serializer depends only on its schema (and the shared
  * external schemas of its factory), so routes sharing a schema object share its serializer.
+ * Each is compiled on the first response that needs it, not at start-up: an app answers from a
+ * few of its ~1,150 route and status pairs in most runs and in every test (docs/decisions.md,
+ * "Validation"); test/unit/route-schemas-compile.test.ts compiles every one of them.
  */
 export const cachedSerializerFactory: SerializerFactory = (externalSchemas, options) => {
   const compile = SerializerSelector()(externalSchemas, options);
   const compiled = new WeakMap<object, ReturnType<typeof compile>>();
-  return (route) => {
+  const compileOnce = (route: Parameters<typeof compile>[0]) => {
     const schema = route.schema;
     if (typeof schema !== 'object' || schema === null) return compile(route);
     let serializer = compiled.get(schema);
@@ -21,5 +24,9 @@ export const cachedSerializerFactory: SerializerFactory = (externalSchemas, opti
       compiled.set(schema, serializer);
     }
     return serializer;
+  };
+  return (route) => {
+    let serializer: ReturnType<typeof compile> | undefined;
+    return (data) => (serializer ??= compileOnce(route))(data);
   };
 };

@@ -119,9 +119,15 @@ function illFormedFields(data: unknown): FastifySchemaValidationError[] {
  * coerces it and, even with `strictNumbers`, does not check the coerced value again, so it passed
  * as an integer of at least 0 and failed only when the answer was serialized (a 500, found by the
  * hostile sweep). Coerced parts are therefore checked once more for non-finite numbers.
+ *
+ * Ajv compiles the schema on the first call, not when Fastify asks for the validator at start-up:
+ * compiling all ~320 route validators was ~20 % of an app's first start (docs/decisions.md,
+ * "Validation"); test/unit/route-schemas-compile.test.ts compiles every one of them.
  */
-function checkedValidator(validate: ValidateFunction, coerced: boolean): FastifyValidationResult {
+function checkedValidator(compile: () => ValidateFunction, coerced: boolean): FastifyValidationResult {
+  let validate: ValidateFunction | undefined;
   const checked: FastifyValidationResult = (data: unknown): boolean => {
+    validate ??= compile();
     const issues = validate(data) ? [] : [...(validate.errors as FastifySchemaValidationError[])];
     const infinite = coerced && issues.length === 0 ? infiniteField(data) : undefined;
     if (infinite !== undefined) issues.push(infinite);
@@ -133,7 +139,7 @@ function checkedValidator(validate: ValidateFunction, coerced: boolean): Fastify
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? checkedValidator(strictAjv.compile(schema as object), false) : checkedValidator(coercingAjv.compile(schema as object), true);
+  httpPart === 'body' ? checkedValidator(() => strictAjv.compile(schema as object), false) : checkedValidator(() => coercingAjv.compile(schema as object), true);
 
 /** Runs one field's check; a 400's `details` join `details` instead of ending the checks. */
 export function collect<T>(details: ErrorDetails, check: () => T): T | undefined {
