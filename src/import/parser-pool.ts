@@ -1,9 +1,13 @@
 /**
  * The file import's parser thread (docs/decisions.md, "File import"), on the one worker pool
- * (src/lib/worker-pool.ts): one thread per running import job, started on its first file and
- * stopped when the job ends, so the parser's modules and heap are not kept between imports. The
- * job asks one thing at a time; a request that takes longer than {@link PARSE_TIMEOUT_MS}, or is
- * cancelled with the job, stops the thread, and the next request gets a new one.
+ * (src/lib/worker-pool.ts): one thread for the process, shared by the jobs that parse (the job
+ * runner runs one job at a time, so they take turns), started on the first request and stopped
+ * {@link PARSER_IDLE_MS} after the last job that used it ended, so an idle service keeps no parser
+ * heap but imports in a row, a series of FanFicFare downloads or a refresh after an import do
+ * not each pay the thread's start: ~0.4 s of module loading out of a 100-chapter EPUB's ~2 s
+ * (docs/performance.md, "Chapters"). The job asks one thing at a time; a request that takes
+ * longer than {@link PARSE_TIMEOUT_MS}, or is cancelled with the job, stops the thread, and the
+ * next request gets a new one.
  *
  * The worker module is ./parser-worker.ts.
  */
@@ -25,10 +29,62 @@ function parserError(error: unknown): unknown {
   return error;
 }
 
-/** A job's parser thread; {@link close} it when the job ends. */
+/** How long the thread waits for another job after the last one ended before it stops. */
+export const PARSER_IDLE_MS = 30_000;
+/** Requests that may wait for the thread: jobs take turns, so only an overlap of two ever waits. */
+const PARSER_QUEUE_MAX = 4;
+
+/** The one parser thread, lent to each {@link ParserPool} from its creation to its {@link ParserPool.close}. */
+export class SharedParser {
+  constructor(readonly idleMs = PARSER_IDLE_MS) {}
+
+  #pool: WorkerPool | undefined;
+  #users = 0;
+  #idle: NodeJS.Timeout | undefined;
+
+  lend(): WorkerPool {
+    clearTimeout(this.#idle);
+    this.#users += 1;
+    this.#pool ??= new WorkerPool({ callerUrl: import.meta.url, modulePath: './parser-worker.js', size: 1, queueMax: PARSER_QUEUE_MAX, taskTimeoutMs: PARSE_TIMEOUT_MS });
+    return this.#pool;
+  }
+
+  /** A user is done; `interrupt`: it left a request running, which stops the thread now. */
+  async giveBack(pool: WorkerPool, interrupt: boolean): Promise<void> {
+    this.#users -= 1;
+    if (pool !== this.#pool) return;
+    if (interrupt) {
+      this.#pool = undefined;
+      await pool.close({ interrupt: true });
+      return;
+    }
+    if (this.#users > 0) return;
+    // Unreferenced: an idle parser never holds the process open (the thread itself is not referenced while idle either).
+    this.#idle = setTimeout(() => {
+      if (this.#users > 0 || this.#pool !== pool) return;
+      this.#pool = undefined;
+      void pool.close();
+    }, this.idleMs).unref();
+  }
+
+  /** Whether a thread is kept (for tests). */
+  get started(): boolean {
+    return this.#pool !== undefined;
+  }
+}
+
+const shared = new SharedParser();
+
+/** Whether the process holds a parser thread now, running or idle (for tests). */
+export function parserThreadKept(): boolean {
+  return shared.started;
+}
+
+/** A job's use of the parser thread; {@link close} it when the job ends. */
 export class ParserPool {
-  // One thread, and no queue: the job waits for each answer before it asks again.
-  readonly #pool = new WorkerPool({ callerUrl: import.meta.url, modulePath: './parser-worker.js', size: 1, queueMax: 0, taskTimeoutMs: PARSE_TIMEOUT_MS });
+  readonly #pool = shared.lend();
+  #running = 0;
+  #closed = false;
 
   /** Parses one story file on disk (not an archive). */
   parseFile(path: string, file: string, signal: AbortSignal): Promise<ParseResult> {
@@ -45,16 +101,22 @@ export class ParserPool {
     return this.#run('parseArchiveEntries', [path, file, entries], signal);
   }
 
-  /** Stops the thread (a request still running fails). */
+  /** Gives the thread back; a request of this job still running fails and stops the thread. */
   close(): Promise<void> {
-    return this.#pool.close({ interrupt: true });
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    return shared.giveBack(this.#pool, this.#running > 0);
   }
 
   async #run<T>(op: string, args: unknown[], signal: AbortSignal): Promise<T> {
+    if (this.#closed) throw new Error('the parser was closed');
+    this.#running += 1;
     try {
       return await this.#pool.run<T>(op, args, { signal });
     } catch (error) {
       throw parserError(error);
+    } finally {
+      this.#running -= 1;
     }
   }
 }
