@@ -72,6 +72,11 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const facets = sort === undefined ? undefined : { active: sort };
     return sendXml(request, reply, acquisitionFeed(linksOf(request), { ...head, updated }, page, facets), ACQUISITION_TYPE);
   };
+  /** A paged navigation feed (authors, series, tags, shelves, fandoms), stamped with its newest item. */
+  const navigation = (request: FastifyRequest, reply: FastifyReply, head: Omit<FeedHead, 'updated'>, page: opds.NavigationPage, itemPath: (id: string) => string) => {
+    const updated = opds.newest(app.db, page.items.map((item) => item.updated));
+    return sendXml(request, reply, pagedNavigationFeed(linksOf(request), { ...head, updated }, page, itemPath), NAVIGATION_TYPE);
+  };
 
   app.get('/', { schema: { tags: OPDS, summary: 'The catalog root (navigation)', response: xmlResponses } }, async (request, reply) =>
     sendXml(request, reply, catalogRoot(linksOf(request), opds.libraryUpdated(app.db)), NAVIGATION_TYPE),
@@ -150,10 +155,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
       `/${segment}`,
       { schema: { tags: OPDS, summary: `${title} (navigation)`, querystring: OpdsPageQuery, response: xmlResponses } },
       async (request, reply) => {
-        const result = list(app.db, request.query.page);
-        const updated = opds.newest(app.db, result.items.map((item) => item.updated));
-        const feed = pagedNavigationFeed(linksOf(request), { key: segment, title, updated, path: `/${segment}` }, result, (id) => `/${segment}/${id}`);
-        return sendXml(request, reply, feed, NAVIGATION_TYPE);
+        return navigation(request, reply, { key: segment, title, path: `/${segment}` }, list(app.db, request.query.page), (id) => `/${segment}/${id}`);
       },
     );
 
@@ -173,10 +175,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/shelves',
     { schema: { tags: OPDS, summary: 'Shelves (navigation)', querystring: OpdsPageQuery, response: xmlResponses } },
     async (request, reply) => {
-      const result = opds.shelves(app.db, request.query.page);
-      const updated = opds.newest(app.db, result.items.map((item) => item.updated));
-      const feed = pagedNavigationFeed(linksOf(request), { key: 'shelves', title: 'Shelves', updated, path: '/shelves' }, result, (id) => `/shelves/${id}`);
-      return sendXml(request, reply, feed, NAVIGATION_TYPE);
+      return navigation(request, reply, { key: 'shelves', title: 'Shelves', path: '/shelves' }, opds.shelves(app.db, request.query.page), (id) => `/shelves/${id}`);
     },
   );
 
@@ -196,10 +195,7 @@ export const opdsFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/fandoms',
     { schema: { tags: OPDS, summary: 'Fandoms: tags of kind fandom, most stories first (navigation)', querystring: OpdsPageQuery, response: xmlResponses } },
     async (request, reply) => {
-      const result = opds.fandoms(app.db, request.query.page);
-      const updated = opds.newest(app.db, result.items.map((item) => item.updated));
-      const feed = pagedNavigationFeed(linksOf(request), { key: 'fandoms', title: 'By fandom', updated, path: '/fandoms' }, result, (id) => `/tags/${id}`);
-      return sendXml(request, reply, feed, NAVIGATION_TYPE);
+      return navigation(request, reply, { key: 'fandoms', title: 'By fandom', path: '/fandoms' }, opds.fandoms(app.db, request.query.page), (id) => `/tags/${id}`);
     },
   );
 
