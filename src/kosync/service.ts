@@ -10,14 +10,15 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { NotFound } from '../errors.js';
 import { bookkeepingTransaction } from '../db/bookkeeping.js';
-import { findRendition, loadBookStories, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
+import { findRendition, loadStoryStamps, type RenditionRow } from '../epub/repository.js';
 import { storyTextDigest, workTextDigest } from '../epub/renditions.js';
 import { pageBlocks, type SpineDocument } from '../epub/documents.js';
 import { chapterBlocks, storyBody, type BodyBlock } from '../epub/xhtml.js';
-import { chapterCount, findChapter, listChapterMeta, loadChapters } from '../stories/chapter-repository.js';
+import { chapterCount, findChapterHtml, listChapterMeta, loadChapters } from '../stories/chapter-repository.js';
 import { assembleWork } from '../stories/chapter-text.js';
 import type { KosyncProgressBody, KosyncProgressDto, KosyncSaved } from '../schemas/kosync.js';
 import { newestProgressAmong } from '../stories/progress-repository.js';
+import { findStoryHead } from '../stories/repository.js';
 import { saveProgress } from '../stories/progress-service.js';
 import { findKosyncDocument, pruneKosyncDocuments, saveKosyncDocument, type KosyncDocumentRow } from './repository.js';
 import { fragmentStart, parseXPointer, webBlockCount, webIndexOf, xpointerOf } from './xpointer.js';
@@ -82,18 +83,21 @@ function legacyUnchanged(db: Db, book: Book): boolean {
  * then a block of chapter 1); undefined otherwise.
  */
 function wholeStoryBlocks(db: Db, book: Book, storyId: string): BodyBlock[] | undefined {
-  const [story] = loadBookStories(db, [storyId]);
+  // The title alone, from the head's index: a book's story row would walk the whole work's text to reach its other columns.
+  const story = findStoryHead(db, storyId);
+  // Counted first: a story of many chapters is answered without reading their texts.
+  if (story === undefined || chapterCount(db, storyId) !== 1) return undefined;
   const chapters = loadChapters(db, storyId);
-  if (story === undefined || chapters.length !== 1) return undefined;
   const unchanged = book.texts === null ? legacyUnchanged(db, book) : book.texts[book.storyIds.indexOf(storyId)] === workTextDigest(chapters);
   return unchanged ? storyBody(story.title, assembleWork(chapters).contentHtml ?? '', () => undefined).blocks : undefined;
 }
 
 /** The blocks of chapter `chapter` as the book wrote them, when the chapter's text is still what the file holds; undefined otherwise. */
 function chapterBlocksInFile(db: Db, item: SpineDocument): BodyBlock[] | undefined {
-  const chapter = findChapter(db, item.story, item.chapter);
-  if (chapter === undefined || storyTextDigest(chapter.contentHtml) !== item.text) return undefined;
-  return chapterBlocks(chapter.contentHtml, () => undefined).blocks;
+  // The HTML alone: the chapter's plain text, after it in the row, is not read.
+  const html = findChapterHtml(db, item.story, item.chapter);
+  if (html === undefined || storyTextDigest(html) !== item.text) return undefined;
+  return chapterBlocks(html, () => undefined).blocks;
 }
 
 /**
