@@ -60,9 +60,9 @@ export function sortReadingStatuses(counts: { readingStatus: ReadingStatus }[]):
   counts.sort((a, b) => READING_STATUSES.indexOf(a.readingStatus) - READING_STATUSES.indexOf(b.readingStatus));
 }
 
-/** Every tag kind with no facet value yet (docs/decisions.md, "Search facets"): both engines fill it. */
-export function emptyKindFacets(): SearchFacets['tagKinds'] {
-  return { fandom: [], relationship: [], character: [], warning: [], category: [], rating: [], freeform: [] };
+/** Every tag kind's facet values (docs/decisions.md, "Search facets"), each from `valuesOf`: [] unless given, for an engine to fill. */
+export function kindFacets(valuesOf: (kind: TagKind) => SearchFacets['tags'] = () => []): SearchFacets['tagKinds'] {
+  return Object.fromEntries(TAG_KINDS.map((kind) => [kind, valuesOf(kind)])) as SearchFacets['tagKinds'];
 }
 
 /** True for a tag kind's name (a facet row or a stored kind). */

@@ -20,7 +20,7 @@ import { defineStatements, defineStatementShapes } from '../../db/statements.js'
 import type { ReadingStatus } from '../../schemas/reading-status.js';
 import { FACET_VALUES_MAX, type SearchFacets } from '../../schemas/search.js';
 import { TAG_KINDS, type TagKind } from '../../schemas/tag.js';
-import { emptyKindFacets, isTagKind, sortReadingStatuses } from '../present.js';
+import { isTagKind, kindFacets, sortReadingStatuses } from '../present.js';
 import { isFiltered, matchingSeqs, planParams, type SearchFilter } from './story-plans.js';
 
 interface FacetRow {
@@ -86,7 +86,7 @@ const shapes = defineStatementShapes<Database.Statement>(64);
 
 /** No facet values: the search matched nothing. */
 export function emptyFacets(): SearchFacets {
-  return { authors: [], tags: [], tagKinds: emptyKindFacets(), ratings: [], readingStatuses: [], favourites: 0 };
+  return { authors: [], tags: [], tagKinds: kindFacets(), ratings: [], readingStatuses: [], favourites: 0 };
 }
 
 function facetsOf(rows: readonly FacetRow[], step = 1): SearchFacets {

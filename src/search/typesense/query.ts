@@ -19,7 +19,7 @@
 import { nameKey, storedTagName } from '../../lib/names.js';
 import type { AuthorDto } from '../../schemas/author.js';
 import { READING_STATUSES, type ReadingStatus } from '../../schemas/reading-status.js';
-import { sortReadingStatuses } from '../present.js';
+import { kindFacets, sortReadingStatuses } from '../present.js';
 import { TAG_KINDS, TAG_KIND_FIELDS } from '../../schemas/tag.js';
 import { FACET_VALUES_MAX, type AuthorSearchSortKey, type SearchFacets, type StorySearchSortKey } from '../../schemas/search.js';
 import type { AuthorSearchRequest, SearchPage, StorySearchPage, StorySearchRequest } from '../engine.js';
@@ -196,15 +196,7 @@ export function facetsFrom(counts: readonly FacetCount[] | undefined): SearchFac
   return {
     authors: named(FACET_FIELDS.authors),
     tags: named(FACET_FIELDS.tags),
-    tagKinds: {
-      fandom: named(TAG_KIND_FIELDS.fandom.list),
-      relationship: named(TAG_KIND_FIELDS.relationship.list),
-      character: named(TAG_KIND_FIELDS.character.list),
-      warning: named(TAG_KIND_FIELDS.warning.list),
-      category: named(TAG_KIND_FIELDS.category.list),
-      rating: named(TAG_KIND_FIELDS.rating.list),
-      freeform: named(TAG_KIND_FIELDS.freeform.list),
-    },
+    tagKinds: kindFacets((kind) => named(TAG_KIND_FIELDS[kind].list)),
     ratings: values(FACET_FIELDS.ratings)
       .map((entry) => ({ rating: Number(entry.value), count: entry.count }))
       .sort((a, b) => b.rating - a.rating),
