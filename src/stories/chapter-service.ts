@@ -159,10 +159,10 @@ export async function editChapter(db: Db, store: ImageStore, storyId: string, in
   // An absent body keeps the stored text as it is, without sanitizing it again.
   const text = raw.contentHtml === undefined ? { ...chapter, contentHtml: current.contentHtml, contentPlain: current.contentPlain, wordCount: current.wordCount } : chapter;
   await changeChapters(db, store, storyId, (tx, now) => {
-    // Re-read inside the transaction: the text it replaces is the one whose pictures it releases.
-    const replaced = repo.findChapter(tx, storyId, index);
+    // Re-read inside the transaction: the text it replaces is the one whose pictures it releases (its HTML alone).
+    const replaced = repo.findChapterHtml(tx, storyId, index);
     if (replaced === undefined || !repo.updateChapter(tx, storyId, index, text, now)) throw chapterNotFound(storyId, index);
-    return { index, before: replaced.contentHtml, after: text.contentHtml };
+    return { index, before: replaced, after: text.contentHtml };
   });
   return getChapter(db, storyId, index);
 }
@@ -170,10 +170,10 @@ export async function editChapter(db: Db, store: ImageStore, storyId: string, in
 /** `DELETE /api/stories/{id}/chapters/{index}`: never the last one (409). */
 export async function deleteChapter(db: Db, store: ImageStore, storyId: string, index: number): Promise<void> {
   await changeChapters(db, store, storyId, (tx) => {
-    const deleted = repo.findChapter(tx, storyId, index);
+    const deleted = repo.findChapterHtml(tx, storyId, index);
     if (deleted === undefined) throw chapterNotFound(storyId, index);
     if (repo.chapterCount(tx, storyId) <= 1) throw new Conflict('A story keeps at least one chapter: edit it, or delete the story');
     repo.deleteChapterAt(tx, storyId, index);
-    return { index, before: deleted.contentHtml, after: null };
+    return { index, before: deleted, after: null };
   });
 }
