@@ -103,10 +103,3 @@ export function setFavourite(db: Db, id: string, favourite: boolean): JsonBytes 
   changeFavourite(db, id, favourite);
   return getStory(db, id);
 }
-
-/** The reader's state of story `id`, for the pages; 404 when there is none. */
-export function getReadingState(db: Db, id: string): ReadingState {
-  const state = findReadingState(db, id);
-  if (state === undefined) throw storyNotFound(id);
-  return state;
-}

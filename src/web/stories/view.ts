@@ -21,7 +21,6 @@ import type { StoryUpdateDto } from '../../schemas/source.js';
 import { listChapters } from '../../stories/chapter-service.js';
 import { getStoryWithoutText } from '../../stories/service.js';
 import { chapterToOpen, getProgress } from '../../stories/progress-service.js';
-import { getReadingState } from '../../stories/reading-status.js';
 import { followState, type FollowState } from '../../follow/service.js';
 import { groupTagsByKind } from '../tag-kinds.js';
 
@@ -452,7 +451,8 @@ export function loadStoryPage(db: Db, mail: { defaultTo: string | undefined } | 
     neighbours: neighboursOf(db, story),
     chapters: story.chapterCount > 1 ? listChapters(db, id) : [],
     follow: followState(db, id, UPDATES_SHOWN),
-    reader: readerStateView(id, getReadingState(db, id), { status: query.status !== undefined, favourite: query.favourite !== undefined }),
+    // The story row holds the reading state: reading it again (findReadingState) would walk a long work's text a second time.
+    reader: readerStateView(id, story, { status: query.status !== undefined, favourite: query.favourite !== undefined }),
     send: sendFormView(id, mail, query.sent !== undefined),
     notice: query.rated === undefined ? '' : 'Rating saved.',
     refresh: refreshError !== undefined ? { error: refreshError } : counts === undefined ? undefined : { counts },
