@@ -3,7 +3,7 @@ import { ChapterParams, type ChapterMetaDto } from '../../schemas/chapter.js';
 import { getChapterToRead, listChapters } from '../../stories/chapter-service.js';
 import { BadRequest, HttpError } from '../../errors.js';
 import { IdParams } from '../../schemas/common.js';
-import { changeStory, deleteStory, getStoryDto, getStoryHead, rateStory } from '../../stories/service.js';
+import { changeStory, deleteStory, getStoryHead, rateStory } from '../../stories/service.js';
 import { chapterToOpen, getProgress } from '../../stories/progress-service.js';
 import { changeFavourite, changeReadingStatus } from '../../stories/reading-status.js';
 import { READING_STATUSES } from '../../schemas/reading-status.js';
@@ -109,8 +109,9 @@ export const storyRoutes: FastifyPluginAsync = async (app) => {
     return reply.redirect(`${storyHref(id)}?rated=1#rating`, 303);
   });
 
+  // The confirmation names the story: its head is enough, where the whole story would read its work's text.
   app.get<{ Params: IdParams }>('/stories/:id/delete', params, async (request, reply) =>
-    render(reply, DELETE, deleteView(getStoryDto(app.db, request.params.id))),
+    render(reply, DELETE, deleteView(getStoryHead(app.db, request.params.id))),
   );
 
   app.post<{ Params: IdParams }>('/stories/:id/delete', { ...params, bodyLimit: 8 * 1024 }, async (request, reply) => {

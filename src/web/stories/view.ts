@@ -592,7 +592,7 @@ export function readerView(
   };
 }
 
-export function deleteView(story: StoryDto): DeleteView {
+export function deleteView(story: Pick<StoryDto, 'id' | 'title'>): DeleteView {
   const href = storyHref(story.id);
   return { title: 'Delete story?', id: story.id, storyTitle: story.title, action: `${href}/delete`, cancelHref: href };
 }
