@@ -1,6 +1,7 @@
 import type { StoryCard } from '../../stories/present.js';
 import type { UnreadUpdateCard } from '../../follow/updates-service.js';
 import type { PageModel } from '../render.js';
+import { chapterReadHref } from '../layout/links.js';
 import { cardView, type CardView } from '../library/view.js';
 
 /** The home page: what arrived since the reader last read, what they were reading, what was added last, what is rated best. */
@@ -29,7 +30,7 @@ export function homeView(
     title: 'Welcome',
     updated: updated.map(({ card, newChapters, firstNew }) => ({
       ...cardView(card),
-      newChapters: { href: `/stories/${card.id}/read/${firstNew}`, text: newChaptersText(newChapters) },
+      newChapters: { href: chapterReadHref(card.id, firstNew), text: newChaptersText(newChapters) },
     })),
     continueReading: reading.map(({ card, progress, chapter }) => cardView(card, progress, chapter)),
     recent: recent.map((card) => cardView(card)),

@@ -40,3 +40,8 @@ export function tagHref(name: string): string {
 export function storyHref(id: string): string {
   return `/stories/${encodeURIComponent(id)}`;
 }
+
+/** The reader's page of a story's chapter `index` (1-based). */
+export function chapterReadHref(storyId: string, index: number): string {
+  return `${storyHref(storyId)}/read/${index}`;
+}

@@ -8,7 +8,7 @@ import type { SeriesDto } from '../../schemas/series.js';
 import { STORY_SORT_KEYS, type StorySortKey } from '../../schemas/story.js';
 import type { StoryCard } from '../../stories/present.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
-import { outsideLink, tagHref, type OutsideLink } from '../layout/links.js';
+import { chapterReadHref, outsideLink, tagHref, type OutsideLink } from '../layout/links.js';
 import type { PageModel } from '../render.js';
 import { READING_STATUS_CHOICES, readingStatusLabel } from '../reading-status.js';
 import type { ReadingStatus } from '../../schemas/reading-status.js';
@@ -61,6 +61,7 @@ const NUMBER = new Intl.NumberFormat('en');
 
 export function cardView(card: StoryCard, progress?: number, chapter: number | null = null): CardView {
   const volume = card.volume === null ? '' : ` #${card.volume}`;
+  const continueAt = chapter === null || card.chapterCount <= 1 ? undefined : Math.min(chapter, card.chapterCount);
   return {
     id: card.id,
     href: `/stories/${card.id}`,
@@ -74,10 +75,7 @@ export function cardView(card: StoryCard, progress?: number, chapter: number | n
     percent: progress === undefined ? undefined : Math.round(progress * 100),
     status: readingStatusLabel(card.readingStatus),
     favourite: card.favourite,
-    continueAt:
-      chapter === null || card.chapterCount <= 1
-        ? undefined
-        : { href: `/stories/${card.id}/read/${Math.min(chapter, card.chapterCount)}`, text: `Continue at chapter ${Math.min(chapter, card.chapterCount)}` },
+    continueAt: continueAt === undefined ? undefined : { href: chapterReadHref(card.id, continueAt), text: `Continue at chapter ${continueAt}` },
   };
 }
 

@@ -12,11 +12,10 @@ import { formFields } from '../form.js';
 import { safeNext } from '../login/next.js';
 import { render, template } from '../render.js';
 import { parseReaderCookie, parseReaderForm, READER_COOKIE, readerCookieValue } from './settings.js';
-import { storyHref } from '../layout/links.js';
+import { chapterReadHref, storyHref } from '../layout/links.js';
 import { jobHref } from '../import/view.js';
 import { sendStory } from '../../send/service.js';
 import {
-  chapterReadHref,
   deleteView,
   loadStoryPage,
   neighboursOf,

@@ -12,7 +12,7 @@ import { chapterWithHeading } from '../../stories/chapter-text.js';
 import { volumeNeighbours, type VolumeNeighbour } from '../../series/repository.js';
 import { thumbnailUrl } from '../../images/thumbnails.js';
 import type { PageModel } from '../render.js';
-import { outsideLink, OUTSIDE_REL, storyHref, tagHref, type OutsideLink } from '../layout/links.js';
+import { chapterReadHref, outsideLink, OUTSIDE_REL, storyHref, tagHref, type OutsideLink } from '../layout/links.js';
 import { choiceLabel, READER_CHOICES, type ReaderSetting, type ReaderSettings } from './settings.js';
 import { READING_STATUS_CHOICES } from '../reading-status.js';
 import type { ReadingState } from '../../stories/repository.js';
@@ -518,10 +518,6 @@ function controls(settings: ReaderSettings): ReaderControl[] {
 /** A chapter's name in the contents and links: its title, or "Chapter 3" when it has none. */
 export function chapterName(chapter: { index: number; title: string }): string {
   return chapter.title.trim() === '' ? `Chapter ${chapter.index}` : chapter.title;
-}
-
-export function chapterReadHref(storyId: string, index: number): string {
-  return `${storyHref(storyId)}/read/${index}`;
 }
 
 /** One formatter for every count: `toLocaleString` builds a new one per call, which 5,000 contents lines made a third of the page's time. */
