@@ -7,7 +7,7 @@ import type { ChapterDto, ChapterMetaDto } from '../../schemas/chapter.js';
 import type { StoryDto } from '../../schemas/story.js';
 import { storyHref } from '../layout/links.js';
 import type { PageModel } from '../render.js';
-import { chapterName } from '../stories/view.js';
+import { chapterName, numberText } from '../stories/view.js';
 import { EMPTY_CHAPTER_FORM, type ChapterFormValues } from './chapter-form.js';
 import { fieldErrors, type FieldError } from './field-errors.js';
 
@@ -58,7 +58,7 @@ export function chaptersSectionView(storyId: string, chapters: readonly ChapterM
     rows: chapters.map((chapter) => ({
       index: chapter.index,
       name: chapterName(chapter),
-      words: chapter.wordCount.toLocaleString('en-US'),
+      words: numberText(chapter.wordCount),
       editHref: `${chapterHref(storyId, chapter.index)}/edit`,
       deleteHref: many ? `${chapterHref(storyId, chapter.index)}/delete` : undefined,
     })),
