@@ -10,6 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { commitResult, type ImportDeps } from '../../import/job.js';
+import type { ParseResult } from '../../import/parse.js';
 import { ParserPool } from '../../import/parser-pool.js';
 import { jobFolder } from '../../jobs/folders.js';
 import type { JobHandler } from '../../jobs/runner.js';
@@ -26,6 +27,22 @@ export interface FanficfareImportState {
   done: boolean;
 }
 
+/**
+ * FanFicFare's download of `address` into `folder`, read by the file import's parser thread, which
+ * is taken only once the book is there: a download can run for minutes (FANFICFARE_TIMEOUT_SECONDS),
+ * and a thread lent meanwhile could not stop when idle. Throws the download's `FanficfareFailed`;
+ * a book that cannot be read is the result's `error`. The import and the refresh both start here.
+ */
+export async function downloadParsed(engine: FanficfareEngine, address: string, folder: string, signal: AbortSignal): Promise<ParseResult> {
+  const book = await engine.download(address, folder, signal);
+  const parser = new ParserPool();
+  try {
+    return await parser.parseFile(book, path.basename(book), signal);
+  } finally {
+    await parser.close();
+  }
+}
+
 /** The handler: download, parse, write; a failed download fails the job with FanFicFare's own message. */
 export function fanficfareImportHandler(dataDir: string, deps: ImportDeps, engine: FanficfareEngine, checkIntervalHours: number): JobHandler<FanficfareImportParams, FanficfareImportState> {
   return {
@@ -34,14 +51,8 @@ export function fanficfareImportHandler(dataDir: string, deps: ImportDeps, engin
       const folder = jobFolder(dataDir, context.id);
       // A resumed job starts its download again from an empty folder.
       await fs.rm(folder, { recursive: true, force: true });
-      const book = await engine.download(context.params.url, folder, context.signal);
-      const parser = new ParserPool();
-      try {
-        const result = await parser.parseFile(book, path.basename(book), context.signal);
-        await commitResult(context, deps, result, { done: true }, { engine: 'fanficfare', address: context.params.url, checkIntervalHours });
-      } finally {
-        await parser.close();
-      }
+      const result = await downloadParsed(engine, context.params.url, folder, context.signal);
+      await commitResult(context, deps, result, { done: true }, { engine: 'fanficfare', address: context.params.url, checkIntervalHours });
     },
     async finished(job) {
       await fs.rm(jobFolder(dataDir, job.id), { recursive: true, force: true });

@@ -8,12 +8,10 @@
  * `refresh-fanficfare` job (202); the schedule's `source-check` job runs it in its own turn.
  */
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Tx } from '../../db/open.js';
 import { Conflict } from '../../errors.js';
 import { refreshImportedStory, refreshOutcomeOf, type ImportWrite } from '../../import/file-write.js';
 import { writeWithPictures, type ImportDeps } from '../../import/job.js';
-import { ParserPool } from '../../import/parser-pool.js';
 import { recordFailedCheck, type RefreshOutcome } from '../../import/url/source-import.js';
 import type { SourceRow } from '../../import/url/source-rows.js';
 import { sourceOf } from '../../import/url/source-rows.js';
@@ -25,6 +23,7 @@ import type { RefreshJobResult } from '../../schemas/source.js';
 import { storyNotFound } from '../../stories/service.js';
 import type { FanficfareEngine } from './engine.js';
 import { FanficfareFailed } from './engine.js';
+import { downloadParsed } from './job.js';
 
 export const REFRESH_FANFICFARE_KIND = 'refresh-fanficfare';
 
@@ -65,17 +64,13 @@ export interface RefreshRun {
 export async function refreshFromFanficfare(deps: FanficfareRefreshDeps, run: RefreshRun, commit: RefreshCommit): Promise<RefreshOutcome> {
   const { source } = run;
   let parsed;
-  const parser = new ParserPool();
   try {
-    const book = await deps.engine.download(source.url, run.folder, run.signal);
-    const result = await parser.parseFile(book, path.basename(book), run.signal);
+    const result = await downloadParsed(deps.engine, source.url, run.folder, run.signal);
     if ('error' in result) throw new FanficfareFailed(`FanFicFare's EPUB could not be read: ${result.error}`);
     parsed = result.story;
   } catch (error) {
     if (!run.signal.aborted) recordFailedCheck(deps, source.storyId, source.failures, error instanceof Error ? error.message : String(error));
     throw error;
-  } finally {
-    await parser.close();
   }
   const refresh = { storyId: source.storyId, origin: run.origin, address: source.url, checkIntervalHours: deps.checkIntervalHours };
   const written = await writeWithPictures(deps, parsed, (story) => commit((tx) => refreshImportedStory(tx, story, refresh)));
