@@ -103,10 +103,14 @@ function rememberSource(tx: Tx, storyId: string, story: ParsedStory, sourceUrl: 
   insertSource(tx, { storyId, engine: 'file', url: sourceUrl, uid: story.uid ?? null, site: site(sourceUrl), follow: false, createdAt: now });
 }
 
-/** The titles of what a merge wrote, and what the job's result and the log say of it. */
-function mergeInto(tx: Tx, existing: string, input: ReturnType<typeof storyInputOf>, now: string, markGone: boolean): ImportWrite {
+/**
+ * The titles of what a merge wrote, and what the job's result and the log say of it, with the
+ * work's status as it now stands (a refresh's next check follows it). 404 when the story is gone.
+ */
+function mergeInto(tx: Tx, existing: string, input: ReturnType<typeof storyInputOf>, now: string, markGone: boolean): { write: ImportWrite; status: (typeof stories.$inferSelect)['status'] } {
   const fresh = input.chapters as ChapterText[];
-  const stamp = findStoryStamp(tx, existing) as { updatedAt: string };
+  const stamp = findStoryStamp(tx, existing);
+  if (stamp === undefined) throw storyNotFound(existing);
   const rows = chapters.loadChapters(tx, existing);
   let held: HeldChapter[] = rows.map((row) => ({ position: row.index, title: row.title, sourceKey: row.sourceKey, contentPlain: row.contentPlain, sourceGoneAt: row.sourceGoneAt }));
   let incoming: FreshChapter[] = fresh.map((chapter) => ({ title: chapter.title, sourceKey: chapter.sourceKey ?? '', plainText: chapter.contentPlain }));
@@ -140,11 +144,11 @@ function mergeInto(tx: Tx, existing: string, input: ReturnType<typeof storyInput
   for (const key of WORK_FIELDS) if (input[key] !== undefined && input[key] !== current?.[key]) Object.assign(patch, { [key]: input[key] });
   // The stamp moves when the story changed: the EPUB and KOReader's copy follow it.
   if (changed || Object.keys(patch).length > 0) updateStory(tx, existing, { ...patch, updatedAt: nextUpdatedAt(stamp.updatedAt) });
-  return {
+  const write: ImportWrite = {
     storyId: existing,
     title: input.title,
     created: false,
-    added: plan.added.map((index) => label(fresh[index] as ChapterText, rows.length + plan.added.indexOf(index) + 1)),
+    added: plan.added.map((index, n) => label(fresh[index] as ChapterText, rows.length + n + 1)),
     updated: plan.updated.map(({ position, index }) => label(fresh[index] as ChapterText, position)),
     kept: plan.kept.map(({ position }) => label(before.get(position) as { title: string }, position)),
     gone: gone.map((position) => label(before.get(position) as { title: string }, position)),
@@ -152,6 +156,7 @@ function mergeInto(tx: Tx, existing: string, input: ReturnType<typeof storyInput
     released,
     named: [...plan.updated.map(({ index }) => fresh[index] as ChapterText), ...returned.map(({ index }) => fresh[index] as ChapterText), ...added].flatMap((chapter) => inlineImagePaths(chapter.contentHtml)),
   };
+  return { write, status: patch.status !== undefined ? patch.status : (current?.status ?? null) };
 }
 
 function changedSomething(write: ImportWrite): boolean {
@@ -172,7 +177,7 @@ export function writeImportedStory(tx: Tx, story: ParsedStory, origin: ImportOri
     if (origin.engine === 'fanficfare') insertUpdate(tx, { storyId, at: now, origin: 'import', sourceUrl: origin.address, details: { added, updated: [], kept: [], gone: [] } });
     return { storyId, title: input.title, created: true, added, updated: [], kept: [], gone: [], unchanged: 0, released: [], named: fresh.flatMap((chapter) => inlineImagePaths(chapter.contentHtml)) };
   }
-  const result = mergeInto(tx, existing, input, now, false);
+  const result = mergeInto(tx, existing, input, now, false).write;
   rememberSource(tx, existing, story, input.sourceUrl, origin, input.status, now);
   if (changedSomething(result) || result.kept.length > 0) {
     insertUpdate(tx, { storyId: existing, at: now, origin: 'file', sourceUrl: input.sourceUrl ?? null, details: { added: result.added, updated: result.updated, kept: result.kept, gone: [] } });
@@ -188,14 +193,12 @@ export function writeImportedStory(tx: Tx, story: ParsedStory, origin: ImportOri
  * 404 when the story was deleted meanwhile.
  */
 export function refreshImportedStory(tx: Tx, story: ParsedStory, refresh: SourceRefresh): ImportWrite {
-  if (findStoryStamp(tx, refresh.storyId) === undefined) throw storyNotFound(refresh.storyId);
   const input = storyInputOf(story);
   const now = nowIso();
-  const result = mergeInto(tx, refresh.storyId, input, now, true);
+  const { write: result, status } = mergeInto(tx, refresh.storyId, input, now, true);
   if (changedSomething(result) || result.kept.length > 0) {
     insertUpdate(tx, { storyId: refresh.storyId, at: now, origin: refresh.origin, sourceUrl: refresh.address, details: { added: result.added, updated: result.updated, kept: result.kept, gone: result.gone } });
   }
-  const status = findWorkFields(tx, refresh.storyId)?.status ?? null;
   recordCheck(tx, refresh.storyId, { at: now, nextCheckAt: nextCheckAt(refresh, status, Date.parse(now), false), error: null });
   return result;
 }
