@@ -18,7 +18,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/open.js';
 import type { authors, stories } from '../db/schema.js';
-import { writeTransaction } from '../db/transaction.js';
+import { batchedWrite } from '../db/write-batch.js';
 import { nextUpdatedAt } from '../lib/clock.js';
 import type { WarnLog } from '../lib/warn-log.js';
 import type { ImageKind } from './image-path.js';
@@ -53,7 +53,8 @@ export interface ImageChange {
 }
 
 /**
- * Runs `write` in a write transaction. If it throws (404, 400, a constraint), the request's own
+ * Runs `write` in a write transaction (grouped with the writes of other requests in the same turn
+ * of the event loop: src/db/write-batch.ts). If it throws (404, 400, a constraint), the request's own
  * upload is discarded and the error rethrown, so a failed request leaves nothing behind (an
  * attached earlier upload is left alone). After a commit, every released path that the write
  * did not just set and that is no longer referenced anywhere is moved to the trash (failures are
@@ -65,10 +66,10 @@ export async function commitImageChange<T>(db: Db, store: ImageStore, change: Im
   try {
     outcome =
       attach === undefined
-        ? writeTransaction(db, write)
+        ? await batchedWrite(db, write)
         : await store.exclusively(attach.path, async () => {
             await store.assertStoredImage(attach.kind, attach.path, attach.field);
-            return writeTransaction(db, write);
+            return batchedWrite(db, write);
           });
   } catch (error) {
     await store.discardUpload(upload);

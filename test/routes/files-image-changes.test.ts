@@ -85,18 +85,19 @@ t.test('a release and an attach of the same file never interleave', async (t) =>
   const shared = await uploadCover(ctx);
   const owner = insertStory(ctx, shared);
   const other = insertStory(ctx, null);
-  // Slow the move to the trash, so the attach below arrives while the release has found the
-  // file unreferenced but not yet moved it. Without the per-path lock the attach would see the
+  // The attach arrives while the release has committed and found the file unreferenced but not
+  // yet moved it (and the move is slowed). Without the per-path lock the attach would see the
   // file, commit, and be left naming a file that is gone a moment later.
   const remove = images.removeImage.bind(images);
+  let attach: Promise<unknown> | undefined;
   images.removeImage = async (...args: Parameters<typeof remove>) => {
+    attach ??= commitImageChange(db, images, { attach: { kind: 'covers', path: shared, field: 'coverPath' } }, setCover(other, shared));
     await sleep(50);
     return remove(...args);
   };
-  const release = commitImageChange(db, images, {}, setCover(owner, null));
-  const attach = commitImageChange(db, images, { attach: { kind: 'covers', path: shared, field: 'coverPath' } }, setCover(other, shared));
-  await release;
-  const refused = await attach.catch((e: unknown) => e);
+  await commitImageChange(db, images, {}, setCover(owner, null));
+  t.ok(attach !== undefined, 'the release removed the file');
+  const refused = await attach!.catch((e: unknown) => e);
   t.match(refused, { statusCode: 400, details: { coverPath: 'must name an uploaded image' } }, 'the attach waited and found the file gone');
   t.equal(db.select().from(stories).where(eq(stories.id, other)).get()?.coverPath, null, 'no row names the removed file');
   t.same(img.imageFolderFiles(ctx.dataDir), []);
