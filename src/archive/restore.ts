@@ -229,7 +229,7 @@ export class ArchiveRestore {
       // Sanitizing and deriving is the costly part: done here, before the transaction opens,
       // one story per turn of the event loop so that requests are served in between.
       // With chapters, they are the text and the whole work is assembled from them (not sanitized twice).
-      const chapters = story.chapters?.map(deriveChapter);
+      const chapters = story.chapters?.map((chapter) => deriveChapter(chapter));
       prepared.push({
         story,
         text: chapters === undefined ? deriveStoryText(story.contentHtml) : assembleWork(chapters),

@@ -25,9 +25,11 @@ export interface RawChapter {
   sourceKey?: string | null;
 }
 
-/** Sanitizes and derives one chapter. An empty body is an empty chapter, not an error. */
-export function deriveChapter(raw: RawChapter): ChapterText {
-  const text = deriveStoryText(raw.contentHtml);
+/**
+ * Sanitizes and derives one chapter (or takes `text`, its body already derived). An empty body is
+ * an empty chapter, not an error.
+ */
+export function deriveChapter(raw: RawChapter, text: StoryText = deriveStoryText(raw.contentHtml)): ChapterText {
   return {
     title: (raw.title ?? '').trim(),
     contentHtml: text.contentHtml ?? '',

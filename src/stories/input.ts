@@ -11,6 +11,7 @@ import type { DbOrTx } from '../db/open.js';
 import type { ErrorDetails } from '../errors.js';
 import { parseImagePathOf } from '../images/image-path.js';
 import { deriveStoryText, type StoryText } from '../html/story-text.js';
+import { deriveStoryTexts } from '../html/text-thread.js';
 import { assembleWork, deriveChapter, textAsChapter, type ChapterText } from './chapter-text.js';
 import type { TagKind } from '../schemas/tag.js';
 import { cleanName } from '../lib/names.js';
@@ -159,7 +160,7 @@ export function storyBodyIssues(db: DbOrTx, body: StoryUpdateBody): ErrorDetails
  * Validates and normalizes a story body. On create the title is required (the schema already
  * demands it); on update every field is optional. Throws a 400 naming every bad field.
  */
-export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): StoryInput {
+export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody, derived?: readonly StoryText[]): StoryInput {
   const details: ErrorDetails = {};
   const { title, author, coauthorNames, series, tagNames, coverPath } = checkStoryBody(db, body, details);
   throwIfInvalid(details);
@@ -179,14 +180,24 @@ export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBo
   if (body.sourceUpdatedAt !== undefined) input.sourceUpdatedAt = normalizedTime(body.sourceUpdatedAt);
   if (body.language !== undefined) input.language = body.language;
   // Sanitizing is the costly part of a write: done here, before the write transaction opens.
-  if (body.chapters !== undefined) setChapters(input, body.chapters.map(deriveChapter));
+  // `derived`: the texts readStoryBody already derived, one per chapter or the one body.
+  if (body.chapters !== undefined) setChapters(input, body.chapters.map((chapter, index) => deriveChapter(chapter, derived?.[index])));
   else if (body.contentHtml !== undefined) {
     // The story's text exactly as it always was derived (an HTML that sanitizes to nothing stays
     // "", not null), and that text as its one chapter.
-    input.text = deriveStoryText(body.contentHtml);
+    input.text = derived?.[0] ?? deriveStoryText(body.contentHtml);
     input.chapters = [textAsChapter(input.text)];
   }
   return input;
+}
+
+/**
+ * {@link parseStoryBody} for a write about to happen: the body's text (its chapters, or its
+ * `contentHtml`) is derived first, beside the event loop when it is long (src/html/text-thread.ts).
+ */
+export async function readStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): Promise<StoryInput> {
+  const htmls = body.chapters !== undefined ? body.chapters.map((chapter) => chapter.contentHtml) : body.contentHtml !== undefined ? [body.contentHtml] : [];
+  return parseStoryBody(db, body, htmls.length === 0 ? undefined : await deriveStoryTexts(htmls));
 }
 
 /** The chapters an input replaces the story's with, and the whole work they make. */

@@ -21,7 +21,7 @@ import { tagNotFound } from '../tags/service.js';
 import { newId, nextUpdatedAt, nowIso } from '../lib/clock.js';
 import type { JsonBytes } from '../lib/json-bytes.js';
 import type { StoryCreateBody, StoryDto, StoryUpdateBody } from '../schemas/story.js';
-import { parseStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
+import { parseStoryBody, readStoryBody, unknownLinkMessage, type LinkChoice, type StoryInput } from './input.js';
 import * as repo from './repository.js';
 import type { StoryWithoutText } from './present.js';
 
@@ -205,7 +205,7 @@ export async function createStory(db: Db, store: ImageStore, body: StoryCreateBo
 
 /** {@link createStory}'s write alone: the new story's id, for a caller that does not send the story (a page's redirect). */
 export async function addStory(db: Db, store: ImageStore, body: StoryCreateBody): Promise<string> {
-  const input = parseStoryBody(db, body);
+  const input = await readStoryBody(db, body);
   const id = newId();
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     insertNewStory(tx, input, body.title, id);
@@ -225,7 +225,7 @@ export async function updateStory(db: Db, store: ImageStore, id: string, body: S
 
 /** {@link updateStory}'s write alone, for a caller that does not send the story (a page's redirect). */
 export async function changeStory(db: Db, store: ImageStore, id: string, body: StoryUpdateBody): Promise<void> {
-  const input = parseStoryBody(db, body);
+  const input = await readStoryBody(db, body);
   await commitImageChange(db, store, { attach: coverAttachment(input) }, (tx) => {
     const current = repo.findStoryStamp(tx, id);
     if (current === undefined) throw storyNotFound(id);

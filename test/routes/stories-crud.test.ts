@@ -5,6 +5,8 @@ import { StoryDto } from '../../src/schemas/story.js';
 import { findAuthorById } from '../../src/authors/repository.js';
 import { findSeriesById } from '../../src/series/repository.js';
 import { assertMatches } from '../helpers/schema.js';
+import { deriveStoryText } from '../../src/html/story-text.js';
+import { OFF_THREAD_MIN_CHARS, textThreadKept } from '../../src/html/text-thread.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -282,4 +284,36 @@ t.test('adding and removing one tag', async (t) => {
   const badId = await ctx.del(`/api/stories/nope/tags/${tag.id}`);
   t.equal(badId.statusCode, 400);
   t.ok(badId.json().details.id);
+});
+
+t.test('concurrent creates commit together, each on its own; a long body derived on the text thread is stored as the event loop would store it', async (t) => {
+  const ctx = await buildTestApp(t);
+  // Long enough for the text thread (src/html/text-thread.ts), with what sanitizing and the plain text must handle.
+  const long = `<p>${'Word&nbsp;<em>emphasis</em> and <script>bad()</script>more. '.repeat(120)}</p><table><tr><td>Tide</td><td>High</td></tr></table>`;
+  t.ok(long.length >= OFF_THREAD_MIN_CHARS, 'the body goes to the thread');
+  const expected = deriveStoryText(long);
+  const bodies: Array<Record<string, unknown>> = Array.from({ length: 8 }, (_, index) => ({
+    title: `Grouped ${index}`,
+    contentHtml: long,
+    authorName: 'Shared New Author',
+    tagNames: ['grouped'],
+  }));
+  bodies.splice(3, 0, { title: 'Missing cover', contentHtml: long, coverPath: 'covers/none.webp' });
+  const responses = await Promise.all(bodies.map((body) => ctx.post('/api/stories', body)));
+  t.same(
+    responses.map((res) => res.statusCode),
+    [201, 201, 201, 400, 201, 201, 201, 201, 201],
+    'the refused create is refused alone',
+  );
+  t.ok(textThreadKept(), 'the text thread derived the bodies');
+  const created = responses.filter((res) => res.statusCode === 201).map((res) => res.json() as Story);
+  for (const story of created) {
+    t.equal(story.contentHtml, expected.contentHtml);
+    t.equal(story.contentPlain, expected.contentPlain);
+    t.equal(story.wordCount, expected.wordCount);
+  }
+  t.equal(new Set(created.map((story) => story.authorId)).size, 1, 'the new author was created once and found by the others');
+  t.equal((await ctx.get(`/api/authors/${created[0]!.authorId as string}`)).json().storyCount, 8);
+  const search = (await ctx.get('/api/stories/search?query=emphasis&page=0&size=20')).json() as { totalHits: number };
+  t.equal(search.totalHits, 8, 'the search index holds every created story');
 });
