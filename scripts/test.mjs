@@ -1,7 +1,7 @@
 // The test suite behind `npm test`: compiles the tests once, then runs every test file as its own
 // plain `node` process, N at a time, as subtests of one tap stream.
 //
-//   node scripts/test.mjs [--jobs=N] [--timeout=seconds] [test files or folders, e.g. test/routes test/unit/x.test.ts]
+//   node scripts/test.mjs [--jobs=N] [--timeout=seconds] [--batch=N] [test files or folders, e.g. test/routes test/unit/x.test.ts]
 //
 // Run `node scripts/build.mjs` first (npm test does): the compiled tests import the compiled
 // application from dist/src.
@@ -206,17 +206,53 @@ const { default: t } = await import('tap');
 t.jobs = jobs;
 // The run as a whole has no time limit (tap's root would stop at 30 s); each file has its own.
 t.setTimeout(0);
-for (const file of files) {
-  // Named by its source, as `npx tap` names it.
+/**
+ * Folders whose files run several to a process (./test-batch.mjs): each file builds its own world
+ * in a temp folder and puts back what it changes of the process (an environment variable in a
+ * teardown). The browser, process and reliability files stay one to a process: they start
+ * servers and browsers, hold ports, and time windows that a longer-lived process would shift.
+ */
+const BATCHED_FOLDERS = ['routes', 'unit', 'web'];
+// Files per process in those folders (--batch=1: every file alone, as `npx tap` runs them).
+const batchSize = wholeNumber('batch', option('batch') ?? 4);
+
+/**
+ * A file in a batched folder that says `@runs-alone` near its top (with the reason) keeps a
+ * process of its own: one that times its own server to the millisecond (test/unit/shutdown.test.ts).
+ */
+const runsAlone = (file) => fs.readFileSync(file, 'utf8').slice(0, 4000).includes('@runs-alone');
+
+/** The runs: a file alone, or up to batchSize files of one batched folder together. */
+function runsOf(all) {
+  const runs = [];
+  for (const file of all) {
+    const folder = path.relative(outRoot, file).split(path.sep)[0];
+    const last = runs.at(-1);
+    const batched = BATCHED_FOLDERS.includes(folder) && !runsAlone(file);
+    if (batched && last?.folder === folder && last.files.length < batchSize) last.files.push(file);
+    else runs.push({ folder: batched ? folder : undefined, files: [file] });
+  }
+  return runs;
+}
+
+/** A compiled file named by its source, as `npx tap` names it. */
+function sourceName(file) {
   const source = path.join(testRoot, path.relative(outRoot, file));
-  const name = path.relative(root, fs.existsSync(source) ? source : source.replace(/js$/, 'ts'));
-  t.spawn('env', [`NODE_OPTIONS=${nodeOptions}`, process.execPath, '--enable-source-maps', file], {
+  return path.relative(root, fs.existsSync(source) ? source : source.replace(/js$/, 'ts'));
+}
+
+for (const { files: group } of runsOf(files)) {
+  const name = group.map((file, index) => (index === 0 ? sourceName(file) : path.basename(sourceName(file)))).join(' + ');
+  const args = group.length === 1 ? ['--enable-source-maps', group[0]] : ['--enable-source-maps', path.join(root, 'scripts', 'test-batch.mjs'), ...group];
+  // Each file keeps its own time: a batch has the sum.
+  const seconds = timeoutSeconds * group.length;
+  t.spawn('env', [`NODE_OPTIONS=${nodeOptions}`, `TAP_TIMEOUT=${seconds}`, process.execPath, ...args], {
     name,
     cwd: root,
     env,
     buffered: jobs > 1,
     // A few seconds past the file's own limit (TAP_TIMEOUT), so a file that runs out of time
     // reports it itself, with the handles still open, before it is killed.
-    timeout: (timeoutSeconds + 5) * 1000,
+    timeout: (seconds + 5) * 1000,
   });
 }

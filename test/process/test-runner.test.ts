@@ -32,7 +32,7 @@ function project(t: Test): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'storyshelf-runner-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(path.join(dir, 'scripts'));
-  copyFileSync(path.join(ROOT, 'scripts', 'test.mjs'), path.join(dir, 'scripts', 'test.mjs'));
+  for (const script of ['test.mjs', 'test-batch.mjs']) copyFileSync(path.join(ROOT, 'scripts', script), path.join(dir, 'scripts', script));
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', tap: { timeout: 60 } }));
   writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, isolatedModules: true, verbatimModuleSyntax: true } }));
   for (const folder of ['unit', 'helpers', 'fixtures']) mkdirSync(path.join(dir, 'test', folder), { recursive: true });
@@ -53,11 +53,16 @@ function runTests(dir: string, ...args: string[]): { status: number | null; stdo
 
 t.test('compiled tests see their source location and report through tap', async (t) => {
   const dir = project(t);
-  const run = runTests(dir, '--jobs=2');
+  const run = runTests(dir, '--jobs=2', '--batch=1');
   t.equal(run.status, 0, 'exits 0', { output: `${run.stdout}${run.stderr}` });
   t.match(run.stdout, /^ok \d+ - test\/unit\/location\.test\.ts/m, 'files are named by their source');
   t.match(run.stdout, /^ok \d+ - test\/unit\/other\.test\.ts/m);
   t.match(run.stdout, /^# \{ total: 6, pass: 6 \}$/m, 'the summary line CI reads counts every assertion');
+  // By default the files of test/unit share a process (scripts/test-batch.mjs), each still seeing its own location.
+  const batched = runTests(dir);
+  t.equal(batched.status, 0, 'exits 0', { output: `${batched.stdout}${batched.stderr}` });
+  t.match(batched.stdout, /^ok 1 - test\/unit\/location\.test\.ts \+ other\.test\.ts/m, 'one process ran both, named by both');
+  t.match(batched.stdout, /^# \{ total: 6, pass: 6 \}$/m, 'every assertion of both counted');
   t.ok(existsSync(path.join(dir, 'dist', 'test', 'unit', 'location.test.js')), 'compiled into dist/test');
   t.notOk(existsSync(path.join(dir, 'dist', 'test', 'fixtures', 'data.txt')), 'data files stay where they are');
 });
@@ -65,10 +70,15 @@ t.test('compiled tests see their source location and report through tap', async 
 t.test('a failing file fails the run; only the files asked for run; a deleted test stops running', async (t) => {
   const dir = project(t);
   writeFileSync(path.join(dir, 'test', 'unit', 'other.test.ts'), "import t from 'tap';\nt.equal(1 + 1, 3, 'arithmetic');\n");
-  const failing = runTests(dir);
+  const failing = runTests(dir, '--batch=1');
   t.equal(failing.status, 1, 'exit status 1');
   t.match(failing.stdout, /^not ok \d+ - test\/unit\/other\.test\.ts/m);
   t.match(failing.stdout, /# \{ total: \d+, pass: \d+, fail: 1 \}/);
+  const batched = runTests(dir);
+  t.equal(batched.status, 1, 'a failing file fails its batch and the run');
+  t.match(batched.stdout, /^not ok 1 - test\/unit\/location\.test\.ts \+ other\.test\.ts/m);
+  t.match(batched.stdout, /fileName: test\/unit\/other\.test\.ts/, 'the failure names its file');
+  t.match(batched.stdout, /# \{ total: \d+, pass: \d+, fail: 1 \}/);
 
   const one = runTests(dir, 'test/unit/location.test.ts');
   t.equal(one.status, 0, 'exits 0', { output: `${one.stdout}${one.stderr}` });

@@ -7,6 +7,9 @@ import { loadConfig } from '../../src/config.js';
 import { closeConnectionsAsTheyIdle } from '../../src/lib/shutdown.js';
 import { tempDataDir } from '../helpers/app.js';
 
+// @runs-alone: these tests time a server's close against a window of a second, which the work a
+// longer-lived process carries from earlier test files can stretch (scripts/test.mjs).
+
 /**
  * Found by the crash suite: SIGTERM while a keep-alive client's request was in flight hung the
  * shutdown until the 10 s guard exited 1, because the connection stayed open after its answer.
