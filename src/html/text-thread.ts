@@ -5,7 +5,7 @@
  * hundreds of milliseconds). On its own thread it runs on the second core while the event loop
  * serves the next request and commits the last (docs/performance.md, "Creates, grouped").
  *
- * One thread for the process, on the one worker pool (src/lib/worker-pool.ts): it is pure
+ * One thread for the process (src/lib/shared-thread.ts, on the one worker pool): it is pure
  * computation, holding nothing of any app's, so the apps of a test process may share it. It starts
  * on the first body worth sending ({@link OFF_THREAD_MIN_CHARS}) and stops after
  * {@link TEXT_THREAD_IDLE_MS} without one, so an idle service or a test process that only writes
@@ -13,7 +13,7 @@
  * gone or slow, the body is derived here, with the same function, so the stored text never
  * depends on it.
  */
-import { WorkerPool } from '../lib/worker-pool.js';
+import { SharedThread } from '../lib/shared-thread.js';
 import { deriveStoryText, type StoryText } from './story-text.js';
 
 /**
@@ -23,33 +23,14 @@ import { deriveStoryText, type StoryText } from './story-text.js';
 export const OFF_THREAD_MIN_CHARS = 4096;
 /** The thread stops after this long without work (its start costs ~0.2 s of CPU). */
 export const TEXT_THREAD_IDLE_MS = 30_000;
-/** Bodies waiting for the thread; one more is derived here. Ten connections' worth, and some. */
+/** Tasks (one turn's bodies each) waiting for the thread; one more is derived here. */
 const TEXT_QUEUE_MAX = 32;
 /** Past this, a body is derived here instead (and the thread replaced): a 100 MiB body on a slow machine. */
 const TEXT_TIMEOUT_MS = 60_000;
 
-let pool: WorkerPool | undefined;
-let running = 0;
-let idle: NodeJS.Timeout | undefined;
-
-function lend(): WorkerPool {
-  clearTimeout(idle);
-  running += 1;
-  pool ??= new WorkerPool({ callerUrl: import.meta.url, modulePath: './text-worker.js', size: 1, queueMax: TEXT_QUEUE_MAX, taskTimeoutMs: TEXT_TIMEOUT_MS });
-  return pool;
-}
-
-function giveBack(): void {
-  running -= 1;
-  if (running > 0) return;
-  const current = pool;
-  // Unreferenced: an idle thread never holds the process open.
-  idle = setTimeout(() => {
-    if (running > 0 || pool !== current) return;
-    pool = undefined;
-    void current?.close();
-  }, TEXT_THREAD_IDLE_MS).unref();
-}
+const thread = new SharedThread({ callerUrl: import.meta.url, modulePath: './text-worker.js', size: 1, queueMax: TEXT_QUEUE_MAX, taskTimeoutMs: TEXT_TIMEOUT_MS }, TEXT_THREAD_IDLE_MS);
+/** Bodies the thread derived (for tests: a count that only this module's work moves). */
+let derivedOnThread = 0;
 
 interface Waiting {
   htmls: ReadonlyArray<string | null | undefined>;
@@ -80,21 +61,22 @@ export function deriveStoryTexts(htmls: ReadonlyArray<string | null | undefined>
 async function sendWaiting(): Promise<void> {
   const group = waiting;
   waiting = [];
-  const thread = lend();
+  const pool = thread.lend();
   let texts: StoryText[][];
   try {
-    texts = await thread.run<StoryText[][]>('deriveStoryTexts', [group.map((entry) => entry.htmls)]);
+    texts = await pool.run<StoryText[][]>('deriveStoryTexts', [group.map((entry) => entry.htmls)]);
+    derivedOnThread += group.reduce((sum, entry) => sum + entry.htmls.length, 0);
   } catch {
     // Busy, timed out, or the thread died: the same derivation here (a body that kills the
     // thread would fail here as it always did, with the request's own error).
     texts = group.map((entry) => entry.htmls.map((html) => deriveStoryText(html)));
   } finally {
-    giveBack();
+    void thread.giveBack(pool);
   }
   group.forEach((entry, index) => entry.resolve(texts[index]!));
 }
 
-/** Whether the process holds a text thread now (for tests). */
-export function textThreadKept(): boolean {
-  return pool !== undefined;
+/** How many bodies the text thread has derived in this process (for tests). */
+export function bodiesDerivedOnThread(): number {
+  return derivedOnThread;
 }

@@ -11,7 +11,8 @@
  *
  * The worker module is ./parser-worker.ts.
  */
-import { WorkerGone, WorkerPool, WorkerPoolBusy, WorkerTaskFailed, WorkerTaskTimeout } from '../lib/worker-pool.js';
+import { SharedThread } from '../lib/shared-thread.js';
+import { WorkerGone, WorkerPoolBusy, WorkerTaskFailed, WorkerTaskTimeout } from '../lib/worker-pool.js';
 import type { ParseResult } from './parse.js';
 
 /** One request may take this long (a 100 MiB EPUB on a slow machine); then the thread is replaced. */
@@ -35,45 +36,18 @@ export const PARSER_IDLE_MS = 30_000;
 const PARSER_QUEUE_MAX = 4;
 
 /** The one parser thread, lent to each {@link ParserPool} from its creation to its {@link ParserPool.close}. */
-export class SharedParser {
-  constructor(readonly idleMs = PARSER_IDLE_MS) {}
-
-  #pool: WorkerPool | undefined;
-  #users = 0;
-  #idle: NodeJS.Timeout | undefined;
-
-  lend(): WorkerPool {
-    clearTimeout(this.#idle);
-    this.#users += 1;
-    this.#pool ??= new WorkerPool({ callerUrl: import.meta.url, modulePath: './parser-worker.js', size: 1, queueMax: PARSER_QUEUE_MAX, taskTimeoutMs: PARSE_TIMEOUT_MS });
-    return this.#pool;
-  }
-
-  /** A user is done; `interrupt`: it left a request running, which stops the thread now. */
-  async giveBack(pool: WorkerPool, interrupt: boolean): Promise<void> {
-    this.#users -= 1;
-    if (pool !== this.#pool) return;
-    if (interrupt) {
-      this.#pool = undefined;
-      await pool.close({ interrupt: true });
-      return;
-    }
-    if (this.#users > 0) return;
-    // Unreferenced: an idle parser never holds the process open (the thread itself is not referenced while idle either).
-    this.#idle = setTimeout(() => {
-      if (this.#users > 0 || this.#pool !== pool) return;
-      this.#pool = undefined;
-      void pool.close();
-    }, this.idleMs).unref();
-  }
-
-  /** Whether a thread is kept (for tests). */
-  get started(): boolean {
-    return this.#pool !== undefined;
+export class SharedParser extends SharedThread {
+  constructor(idleMs = PARSER_IDLE_MS) {
+    super({ callerUrl: import.meta.url, modulePath: './parser-worker.js', size: 1, queueMax: PARSER_QUEUE_MAX, taskTimeoutMs: PARSE_TIMEOUT_MS }, idleMs);
   }
 }
 
 const shared = new SharedParser();
+
+/** How many times the parser thread was lent in this process (for tests). */
+export function parserThreadLends(): number {
+  return shared.lends;
+}
 
 /** Whether the process holds a parser thread now, running or idle (for tests). */
 export function parserThreadKept(): boolean {
