@@ -10,46 +10,17 @@
 // Plain JavaScript run by Node itself: it must work where TypeScript is not installed (a
 // production install without dev dependencies, README.md "Production install").
 //
-// Inputs: src/ (the browser modules of src/web/client included), scripts/ and tsconfig*.json, files and folders (a deleted file changes its
-// folder's mtime). drizzle/ is not one: the migrations are read from that folder at run time,
-// never compiled. The stamp, dist/.build-stamp, carries the time the last successful build
-// *started*, so a file saved while tsc was running still counts as newer next time.
+// What counts as a change, and the stamp dist/.build-stamp: ./build-state.mjs.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stampFileOf, staleBecause } from './build-state.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const stampFile = path.join(root, 'dist', '.build-stamp');
+const stampFile = stampFileOf(root);
 const PRODUCTION_INSTALL = 'npm ci && npm run build && npm prune --omit=dev';
-
-/** The newest input, as [mtime in ms, path relative to the root]. */
-function newestInput() {
-  let newest = [0, ''];
-  const consider = (file) => {
-    const mtime = statSync(file).mtimeMs;
-    if (mtime > newest[0]) newest = [mtime, path.relative(root, file)];
-  };
-  for (const name of readdirSync(root)) {
-    if (/^tsconfig.*\.json$/.test(name)) consider(path.join(root, name));
-  }
-  for (const folder of ['src', 'scripts']) {
-    const top = path.join(root, folder);
-    consider(top);
-    for (const entry of readdirSync(top, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile() || entry.isDirectory()) consider(path.join(entry.parentPath, entry.name));
-    }
-  }
-  return newest;
-}
-
-/** Why a build is needed, or undefined when dist/ is up to date. */
-function staleBecause() {
-  if (!existsSync(stampFile)) return 'there is no build in dist/ yet';
-  const [mtime, file] = newestInput();
-  return mtime > statSync(stampFile).mtimeMs ? `${file} changed since the last build` : undefined;
-}
 
 function tscPath() {
   try {
@@ -61,7 +32,7 @@ function tscPath() {
 
 const args = process.argv.slice(2);
 const entry = args.find((arg) => !arg.startsWith('--'));
-const reason = args.includes('--always') ? 'asked to' : staleBecause();
+const reason = args.includes('--always') ? 'asked to' : staleBecause(root);
 if (reason !== undefined) {
   const tsc = tscPath();
   if (tsc === undefined) {

@@ -3,20 +3,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
+import { staleBecause } from '../../scripts/build-state.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let built: boolean | undefined;
 
-/** Whether every `.ts` file of src/ and scripts/ has its compiled `.js` in dist/, written since. */
+/**
+ * Whether dist/ holds a build of the current sources, by the rule scripts/build.mjs compiles by
+ * (scripts/build-state.mjs). A rule of its own once looked for src/web/client's modules under
+ * dist/src/, where they are never compiled to, and so sent every server of the suite through tsx.
+ */
 function buildIsCurrent(): boolean {
-  built ??= ['src', 'scripts'].every((top) =>
-    fs.readdirSync(path.join(ROOT, top), { recursive: true, encoding: 'utf8' }).every((file) => {
-      if (!file.endsWith('.ts')) return true;
-      const compiled = path.join(ROOT, 'dist', top, file.replace(/\.ts$/, '.js'));
-      return fs.existsSync(compiled) && fs.statSync(compiled).mtimeMs >= fs.statSync(path.join(ROOT, top, file)).mtimeMs;
-    }),
-  );
+  built ??= staleBecause(ROOT) === undefined;
   return built;
 }
 

@@ -9,6 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, s
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { staleBecause } from '../../scripts/build-state.mjs';
 
 const ROOT = process.cwd();
 
@@ -17,7 +18,7 @@ function project(t: Test): string {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(path.join(dir, 'src'));
   mkdirSync(path.join(dir, 'scripts'));
-  copyFileSync(path.join(ROOT, 'scripts', 'build.mjs'), path.join(dir, 'scripts', 'build.mjs'));
+  for (const script of ['build.mjs', 'build-state.mjs']) copyFileSync(path.join(ROOT, 'scripts', script), path.join(dir, 'scripts', script));
   writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}\n');
   writeFileSync(
     path.join(dir, 'tsconfig.build.json'),
@@ -68,6 +69,12 @@ t.test('compiles when there is no build or a source changed, and only then', asy
   t.equal(again.status, 0);
   t.equal(again.stderr, '', 'nothing to rebuild: silent');
   t.equal(statSync(path.join(dir, 'dist', 'src', 'a.js')).mtimeMs, builtAt, 'and tsc did not run');
+  // The tests that start the server ask the same question (test/helpers/server-process.ts).
+  t.equal(staleBecause(dir), undefined, 'the browser modules, compiled to dist/web/client, count as built');
+  touchAfterBuild(dir, 'src/web/client/page.ts');
+  t.equal(staleBecause(dir), 'src/web/client/page.ts changed since the last build');
+  t.match(build(dir).stderr, /src\/web\/client\/page\.ts changed since the last build/);
+  t.equal(staleBecause(dir), undefined);
 
   writeFileSync(path.join(dir, 'src', 'a.ts'), 'export const a: number = 2;\n');
   touchAfterBuild(dir, 'src/a.ts');
