@@ -183,9 +183,9 @@ const wholeNumber = (name, value) => {
   if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} takes a whole number, not ${value}`);
   return number;
 };
-// 1.5 files per core: test files wait on worker threads, child processes and Chromium
+// Two runs per core: test files wait on worker threads, child processes and Chromium
 // (docs/decisions.md, "Test suite").
-const jobs = wholeNumber('jobs', option('jobs') ?? Math.ceil(os.availableParallelism() * 1.5));
+const jobs = wholeNumber('jobs', option('jobs') ?? os.availableParallelism() * 2);
 // Seconds per file, package.json "tap".timeout unless given (npm run test:long gives more).
 const timeoutSeconds = wholeNumber('timeout', option('timeout') ?? pkg.tap?.timeout ?? 30);
 
@@ -214,7 +214,7 @@ t.setTimeout(0);
  */
 const BATCHED_FOLDERS = ['routes', 'unit', 'web'];
 // Files per process in those folders (--batch=1: every file alone, as `npx tap` runs them).
-const batchSize = wholeNumber('batch', option('batch') ?? 4);
+const batchSize = wholeNumber('batch', option('batch') ?? 8);
 
 /**
  * A file in a batched folder that says `@runs-alone` near its top (with the reason) keeps a
