@@ -156,15 +156,39 @@ export function storyBodyIssues(db: DbOrTx, body: StoryUpdateBody): ErrorDetails
   return details;
 }
 
+/** A story body's checked fields ({@link checkStoryBody}), once no rule is broken. */
+type CheckedStoryBody = ReturnType<typeof checkStoryBody>;
+
+/** {@link checkStoryBody}, throwing a 400 naming every bad field. */
+function checkedStoryBody(db: DbOrTx, body: StoryUpdateBody): CheckedStoryBody {
+  const details: ErrorDetails = {};
+  const checked = checkStoryBody(db, body, details);
+  throwIfInvalid(details);
+  return checked;
+}
+
 /**
  * Validates and normalizes a story body. On create the title is required (the schema already
  * demands it); on update every field is optional. Throws a 400 naming every bad field.
  */
-export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody, derived?: readonly StoryText[]): StoryInput {
-  const details: ErrorDetails = {};
-  const { title, author, coauthorNames, series, tagNames, coverPath } = checkStoryBody(db, body, details);
-  throwIfInvalid(details);
+export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): StoryInput {
+  return storyInputOf(body, checkedStoryBody(db, body));
+}
 
+/**
+ * {@link parseStoryBody} for a write about to happen: the body is checked first, so a refused
+ * one costs no sanitizing, then its text (its chapters, or its `contentHtml`) is derived, beside
+ * the event loop when it is long (src/html/text-thread.ts).
+ */
+export async function readStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): Promise<StoryInput> {
+  const checked = checkedStoryBody(db, body);
+  const htmls = body.chapters !== undefined ? body.chapters.map((chapter) => chapter.contentHtml) : body.contentHtml !== undefined ? [body.contentHtml] : [];
+  return storyInputOf(body, checked, htmls.length === 0 ? undefined : await deriveStoryTexts(htmls));
+}
+
+/** The input of a checked body; `derived`: its texts already derived, one per chapter or the one body. */
+function storyInputOf(body: StoryCreateBody | StoryUpdateBody, checked: CheckedStoryBody, derived?: readonly StoryText[]): StoryInput {
+  const { title, author, coauthorNames, series, tagNames, coverPath } = checked;
   const input: StoryInput = { author, series };
   if (title !== undefined) input.title = title;
   if (body.summary !== undefined) input.summary = body.summary;
@@ -180,7 +204,6 @@ export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBo
   if (body.sourceUpdatedAt !== undefined) input.sourceUpdatedAt = normalizedTime(body.sourceUpdatedAt);
   if (body.language !== undefined) input.language = body.language;
   // Sanitizing is the costly part of a write: done here, before the write transaction opens.
-  // `derived`: the texts readStoryBody already derived, one per chapter or the one body.
   if (body.chapters !== undefined) setChapters(input, body.chapters.map((chapter, index) => deriveChapter(chapter, derived?.[index])));
   else if (body.contentHtml !== undefined) {
     // The story's text exactly as it always was derived (an HTML that sanitizes to nothing stays
@@ -189,15 +212,6 @@ export function parseStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBo
     input.chapters = [textAsChapter(input.text)];
   }
   return input;
-}
-
-/**
- * {@link parseStoryBody} for a write about to happen: the body's text (its chapters, or its
- * `contentHtml`) is derived first, beside the event loop when it is long (src/html/text-thread.ts).
- */
-export async function readStoryBody(db: DbOrTx, body: StoryCreateBody | StoryUpdateBody): Promise<StoryInput> {
-  const htmls = body.chapters !== undefined ? body.chapters.map((chapter) => chapter.contentHtml) : body.contentHtml !== undefined ? [body.contentHtml] : [];
-  return parseStoryBody(db, body, htmls.length === 0 ? undefined : await deriveStoryTexts(htmls));
 }
 
 /** The chapters an input replaces the story's with, and the whole work they make. */

@@ -318,3 +318,19 @@ t.test('concurrent creates commit together, each on its own; a long body derived
   const search = (await ctx.get('/api/stories/search?query=emphasis&page=0&size=20')).json() as { totalHits: number };
   t.equal(search.totalHits, 8, 'the search index holds every created story');
 });
+
+t.test('a refused create or update costs no derivation: the body is checked before its text is sanitized', async (t) => {
+  const ctx = await buildTestApp(t);
+  const long = `<p>${'A sentence long enough to be worth the text thread. '.repeat(100)}</p>`;
+  t.ok(long.length >= OFF_THREAD_MIN_CHARS, 'the body would go to the thread');
+  const story = (await ctx.post('/api/stories', { title: 'Kept', contentHtml: '<p>short</p>' })).json() as Story;
+  const derivedBefore = bodiesDerivedOnThread();
+  const refusedCreate = await ctx.post('/api/stories', { title: '   ', contentHtml: long });
+  t.equal(refusedCreate.statusCode, 400);
+  t.same(refusedCreate.json().details, { title: 'must not be blank' });
+  const refusedUpdate = await ctx.put(`/api/stories/${story.id}`, { authorId: 'no-such-author', contentHtml: long });
+  t.equal(refusedUpdate.statusCode, 400);
+  t.ok(refusedUpdate.json().details.authorId, 'the unknown author is named');
+  t.equal(bodiesDerivedOnThread(), derivedBefore, 'neither body was derived');
+  t.equal((await ctx.get(`/api/stories/${story.id}`)).json().contentPlain, 'short', 'the story is as it was');
+});
