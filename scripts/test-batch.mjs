@@ -3,7 +3,7 @@
 // the order the files were given. A process costs ~1.7 s of CPU before its first test (importing
 // tap and the app's ~675 modules), which a batch pays once (docs/performance.md, "Test suite
 // time"). Only files that leave the process as they found it are batched (scripts/test.mjs,
-// BATCHED_FOLDERS); a failure's report names its file and line, as before.
+// BATCHES); a failure's report names its file and line, as before.
 //
 //   node scripts/test-batch.mjs dist/test/routes/a.test.js dist/test/routes/b.test.js
 import { pathToFileURL } from 'node:url';

@@ -207,14 +207,22 @@ t.jobs = jobs;
 // The run as a whole has no time limit (tap's root would stop at 30 s); each file has its own.
 t.setTimeout(0);
 /**
- * Folders whose files run several to a process (./test-batch.mjs): each file builds its own world
- * in a temp folder and puts back what it changes of the process (an environment variable in a
- * teardown). The browser, process and reliability files stay one to a process: they start
- * servers and browsers, hold ports, and time windows that a longer-lived process would shift.
+ * Folders whose files run several to a process (./test-batch.mjs), and how many to a process:
+ * each file builds its own world in a temp folder and puts back what it changes of the process
+ * (an environment variable in a teardown). A browser file's world is its app and its pages; the
+ * Chromium behind them is the process's one (test/helpers/browser.ts), so three files to a
+ * process launch one Chromium instead of three (~1 s of CPU each) and one Node (~1.7 s). The
+ * process and reliability files stay one to a process: they start servers, hold ports, and time
+ * windows that a longer-lived process would shift.
  */
-const BATCHED_FOLDERS = ['routes', 'unit', 'web'];
-// Files per process in those folders (--batch=1: every file alone, as `npx tap` runs them).
-const batchSize = wholeNumber('batch', option('batch') ?? 8);
+const BATCHES = new Map([
+  ['browser', 3],
+  ['routes', 8],
+  ['unit', 8],
+  ['web', 8],
+]);
+// --batch=N: that many files per process in every batched folder (1: every file alone, as `npx tap` runs them).
+const batchOption = option('batch') === undefined ? undefined : wholeNumber('batch', option('batch'));
 
 /**
  * A file in a batched folder that says `@runs-alone` near its top (with the reason) keeps a
@@ -228,7 +236,8 @@ function runsOf(all) {
   for (const file of all) {
     const folder = path.relative(outRoot, file).split(path.sep)[0];
     const last = runs.at(-1);
-    const batched = BATCHED_FOLDERS.includes(folder) && !runsAlone(file);
+    const batchSize = BATCHES.has(folder) ? (batchOption ?? BATCHES.get(folder)) : 1;
+    const batched = batchSize > 1 && !runsAlone(file);
     if (batched && last?.folder === folder && last.files.length < batchSize) last.files.push(file);
     else runs.push({ folder: batched ? folder : undefined, files: [file] });
   }

@@ -1,11 +1,12 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { buildTestApp, TEST_PASSWORD } from '../helpers/app.js';
+import { buildTestApp, tempDataDir, TEST_PASSWORD } from '../helpers/app.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { png } from '../helpers/images.js';
 
-// One browser for the whole file; each test has its own app and page.
-const browser = await launchBrowser(t);
+// The process's one browser (several files share it); each test has its own app and page.
+const browser = await launchBrowser();
 
 interface OpenApiDocument {
   info: { title: string };
@@ -58,7 +59,11 @@ t.test('an upload operation in /docs offers a file input and uploads the chosen 
   t.ok(input, 'a file input after "Try it out"');
   if (input === null) return;
 
-  const dir = t.testdir({ 'cover.png': png() });
+  // A temp folder of its own, not t.testdir(): tap names that folder after the process's command
+  // line, every file of the batch with its full path, and with three files in a clone at
+  // /home/runner/work/storyshelf/storyshelf the name is 314 bytes, past the 255 a file name may have.
+  const dir = tempDataDir(t);
+  writeFileSync(path.join(dir, 'cover.png'), png());
   await input.uploadFile(path.join(dir, 'cover.png'));
   const uploaded = page.waitForResponse((res) => res.url() === `${origin}/api/files/upload/cover`);
   await page.click(`${block} .execute`);

@@ -3,8 +3,8 @@ import { buildTestApp } from '../helpers/app.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { expectAccessiblePages } from '../helpers/axe.js';
 
-// One browser for the whole file.
-const browser = await launchBrowser(t);
+// The process's one browser (several files share it).
+const browser = await launchBrowser();
 
 t.test('the browse pages: axe in every theme, 320 px, the library form and paging without JavaScript', async (t) => {
   const ctx = await buildTestApp(t);

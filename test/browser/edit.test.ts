@@ -8,7 +8,7 @@ import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { png } from '../helpers/images.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 async function logIn(page: Page, origin: string, token: string): Promise<void> {
   await page.setCookie({ name: 'token', value: token, domain: new URL(origin).hostname, path: '/' });

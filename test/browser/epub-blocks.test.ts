@@ -10,7 +10,7 @@ import { buildTestApp, TEST_PASSWORD } from '../helpers/app.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { createStory } from '../helpers/factories.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 const STORIES = {
   prose: '<p>One</p><p>Two <em>emphasis</em> and <a href="https://example.com/">a link</a></p><h2>Part two</h2><p>Three</p><hr><p>Four</p>',

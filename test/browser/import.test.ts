@@ -7,8 +7,8 @@ import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { expectAccessiblePages } from '../helpers/axe.js';
 import { fanficEpub } from '../helpers/import.js';
 
-// One browser for the whole file; each test has its own app and page.
-const browser = await launchBrowser(t);
+// The process's one browser (several files share it); each test has its own app and page.
+const browser = await launchBrowser();
 
 async function loggedIn(t: Test, ctx: WebTestContext) {
   const origin = await serveOnLan(ctx.app);

@@ -18,7 +18,7 @@ import { buildTestApp, TEST_PASSWORD, type TestContext } from '../helpers/app.js
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { fileUpload } from '../helpers/multipart.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 const SCREENSHOTS = process.env.STORYSHELF_SCREENSHOTS;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

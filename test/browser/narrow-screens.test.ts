@@ -7,7 +7,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { expectAccessiblePages } from '../helpers/axe.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 t.test('the tags page and an author page with long names: no sideways scroll at 320 px', async (t) => {
   const ctx = await buildTestApp(t);

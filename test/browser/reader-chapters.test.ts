@@ -10,7 +10,7 @@ import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { expectAccessiblePages } from '../helpers/axe.js';
 import { createStory } from '../helpers/factories.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 /** A chapter long enough to scroll through: `n` paragraphs of ~40 words. */
 function body(label: string, n: number): string {

@@ -12,7 +12,7 @@ import { expectAccessiblePages } from '../helpers/axe.js';
 import { createStory } from '../helpers/factories.js';
 import { findReadingState } from '../../src/stories/repository.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 async function logIn(page: Page, origin: string, next: string): Promise<void> {
   await page.goto(`${origin}/login?next=${encodeURIComponent(next)}`, { waitUntil: 'load' });

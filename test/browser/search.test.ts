@@ -5,7 +5,7 @@ import { createStory } from '../helpers/factories.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
 
-// One browser for the whole file; each test has its own app and page.
+// The process's one browser (several files share it); each test has its own app and page.
 const browser = await launchBrowser();
 
 const TAG = 'wild west';

@@ -11,7 +11,7 @@ import { expectAccessiblePages } from '../helpers/axe.js';
 import { createStory } from '../helpers/factories.js';
 import { startSmtp } from '../helpers/smtp.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 t.test('the send form is accessible and delivers the book', async (t) => {
   const smtp = await startSmtp(t);

@@ -5,8 +5,8 @@ import { buildWebTestApp, type WebTestContext } from '../helpers/web.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
 
-// One browser for the whole file; each test has its own app and page.
-const browser = await launchBrowser(t);
+// The process's one browser (several files share it); each test has its own app and page.
+const browser = await launchBrowser();
 
 const NEW_PASSWORD = 'a much newer password';
 

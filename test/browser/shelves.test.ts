@@ -8,7 +8,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { expectAccessiblePages } from '../helpers/axe.js';
 
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 t.test('select stories, change them in bulk, and see them on a shelf', async (t) => {
   const ctx = await buildTestApp(t);

@@ -5,7 +5,7 @@ import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
 
 // The browser modules must be built (npm run build); the page works without them, but the
 // enhanced theme toggle below needs dist/web/client/theme.js.
-const browser = await launchBrowser(t);
+const browser = await launchBrowser();
 
 /** Logs in through the form as a reader would: type the password, press Enter. */
 async function logInThroughTheForm(page: import('puppeteer-core').Page, origin: string, next = '/'): Promise<void> {

@@ -7,28 +7,44 @@
  * from upgrade-insecure-requests and similar rules, so a test at a loopback name would not see
  * what a phone on the home network sees.
  *
- * One browser per test file (launching costs ~0.5 s), one page per test.
+ * One browser per test process, launched by the first file that asks (a launch costs ~1 s of CPU
+ * across Chromium's processes) and closed when the process ends; every file starts with an empty
+ * cookie jar; one page per test. Several browser files share a process (scripts/test.mjs).
  */
-import type { Test } from 'tap';
+import tap, { type Test } from 'tap';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { App } from '../../src/app.js';
 
 export const LAN_HOST = 'storyshelf.lan';
 
-/** Launches headless Chromium with `LAN_HOST` resolving to loopback; closed at `t`'s teardown. */
-export async function launchBrowser(t: Test): Promise<Browser> {
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      // Containers and CI runners have no user namespaces for Chromium's sandbox.
-      '--no-sandbox',
-      `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
-      // Small /dev/shm in containers makes renderers crash under load.
-      '--disable-dev-shm-usage',
-    ],
-  });
-  t.teardown(() => browser.close());
+let shared: Promise<Browser> | undefined;
+
+/**
+ * Headless Chromium with `LAN_HOST` resolving to loopback: the process's one browser, launched
+ * on the first call and closed when the process's tests end, its cookies cleared for the file
+ * that asks.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (shared === undefined) {
+    shared = puppeteer.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      args: [
+        // Containers and CI runners have no user namespaces for Chromium's sandbox.
+        '--no-sandbox',
+        `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
+        // Small /dev/shm in containers makes renderers crash under load.
+        '--disable-dev-shm-usage',
+      ],
+    });
+    const launched = shared;
+    tap.teardown(async () => (await launched).close());
+  }
+  const browser = await shared;
+  // A file of the same process may have logged in or chosen a theme: cookies name the host, not
+  // the port, so they would reach this file's server too.
+  const cookies = await browser.cookies();
+  if (cookies.length > 0) await browser.deleteCookie(...cookies);
   return browser;
 }
 
