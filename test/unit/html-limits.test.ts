@@ -19,7 +19,7 @@ function segmentedWhole(text: string): number {
 /**
  * The CPU time `run` takes (user + system, in ms): the bounds below catch quadratic work, which
  * takes minutes, and CPU time does not grow with other processes sharing the cores (in wall
- * time, with four test processes on two cores, one of the 2 s bounds was once half used).
+ * time, with four test processes on two cores, work of ~1 s once took 2.3 s against a 2 s bound).
  */
 function timed<T>(run: () => T): { value: T; ms: number } {
   const started = process.cpuUsage();
