@@ -1,5 +1,6 @@
-// The test suite behind `npm test`: compiles the tests once, then runs every test file as its own
-// plain `node` process, N at a time, as subtests of one tap stream.
+// The test suite behind `npm test`: compiles the tests once, then runs the test files in plain
+// `node` processes, N at a time, as subtests of one tap stream: a file alone, or several files of
+// one folder to a process where the folder allows it (BATCHES below; --batch=1: every file alone).
 //
 //   node scripts/test.mjs [--jobs=N] [--timeout=seconds] [--batch=N] [test files or folders, e.g. test/routes test/unit/x.test.ts]
 //
