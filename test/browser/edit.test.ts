@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import type { Page } from 'puppeteer-core';
 import { buildTestApp } from '../helpers/app.js';
 import { expectNoAxeViolations, inEveryTheme } from '../helpers/axe.js';
-import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
+import { COVER_PREVIEW_LOADED, launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { png } from '../helpers/images.js';
 
 const browser = await launchBrowser();
@@ -46,7 +46,7 @@ t.test('create a story with a cover through the form, then edit it; axe in every
   await page.type('#story-body', '<p>Hello <em>world</em></p>');
   const input = await page.$('#story-cover');
   await (input as NonNullable<typeof input>).uploadFile(coverFile);
-  const previewShown = await page.waitForSelector('[data-dropzone-preview]:not([hidden])').then(() => true, () => false);
+  const previewShown = await page.waitForFunction(COVER_PREVIEW_LOADED).then(() => true, () => false);
   t.ok(previewShown, 'the chosen image is previewed');
   await Promise.all([page.waitForNavigation({ waitUntil: 'load' }).catch(() => undefined), page.click('button[value="save"]')]);
   await page.waitForFunction('/\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)');

@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import t, { type Test } from 'tap';
 import type { Page } from 'puppeteer-core';
 import { buildTestApp, TEST_PASSWORD, type TestContext } from '../helpers/app.js';
-import { launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
+import { COVER_PREVIEW_LOADED, launchBrowser, serveOnLan, watchedPage } from '../helpers/browser.js';
 import { fileUpload } from '../helpers/multipart.js';
 
 const browser = await launchBrowser();
@@ -230,6 +230,7 @@ t.test('a first-time reader: log in, browse, read on two devices, search, add, e
   await page.type('#story-body', 'It was a dark and quiet evening.\n\nThe end.');
   const input = await page.$('#story-cover');
   await input!.uploadFile(coverFile);
+  await page.waitForFunction(COVER_PREVIEW_LOADED);
   await page.click('button[value="save"]');
   await page.waitForFunction('/^\\/stories\\/[0-9a-f-]{36}$/.test(location.pathname)');
   await page.waitForSelector('h1');

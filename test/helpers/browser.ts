@@ -74,6 +74,17 @@ export interface WatchedPage {
  */
 export const BROWSER_WAIT_MS = 30_000;
 
+/**
+ * A page function that is true once a form's chosen cover is previewed and its picture loaded.
+ * The preview has a width but no height, so it grows the form when the picture arrives: a click
+ * on a button below it before then can land on whatever the growth moved there (the story form's
+ * save button, on a loaded machine).
+ */
+export const COVER_PREVIEW_LOADED = `(() => {
+  const preview = document.querySelector('[data-dropzone-preview]');
+  return preview !== null && !preview.hidden && preview.complete && preview.naturalWidth > 0;
+})()`;
+
 /** A new page in `browser` that records its problems for `origin`; closed at `t`'s teardown. */
 export async function watchedPage(t: Test, browser: Browser, origin: string): Promise<WatchedPage> {
   const page = await browser.newPage();
