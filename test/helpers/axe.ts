@@ -10,6 +10,12 @@ import type { Page } from 'puppeteer-core';
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let axeSource: string | undefined;
 
+/** axe-core's source (550 KB), read once per process. */
+function axeScript(): string {
+  axeSource ??= fs.readFileSync(AXE_SCRIPT, 'utf8');
+  return axeSource;
+}
+
 interface AxeViolation {
   id: string;
   impact: string | null;
@@ -23,8 +29,7 @@ export async function expectNoAxeViolations(t: Test, page: Page, label: string):
   const loaded = (await page.evaluate('typeof window.axe !== "undefined"')) as boolean;
   // Evaluated through the DevTools protocol, not added as a <script>: the page CSP (rightly)
   // blocks inline scripts, and the test would report its own injection as a violation.
-  axeSource ??= fs.readFileSync(AXE_SCRIPT, 'utf8');
-  if (!loaded) await page.evaluate(axeSource);
+  if (!loaded) await page.evaluate(axeScript());
   const violations = (await page.evaluate(
     `window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((result) => result.violations)`,
   )) as AxeViolation[];
@@ -51,6 +56,24 @@ export async function inEveryTheme(
 ): Promise<void> {
   const { hostname } = new URL(origin);
   const setTheme = (value: string) => page.setCookie({ name: 'theme', value, domain: hostname, path: '/' });
+  // axe rides along with each of the five loads as a script Chromium runs in every new document
+  // (before the page's own), instead of 550 KB sent through the DevTools protocol and compiled
+  // again after each load: docs/performance.md, "axe with the page".
+  const { identifier } = await page.evaluateOnNewDocument(axeScript());
+  try {
+    await eachTheme(page, setTheme, load, check);
+  } finally {
+    await page.removeScriptToEvaluateOnNewDocument(identifier);
+  }
+  await setTheme('auto');
+}
+
+async function eachTheme(
+  page: Page,
+  setTheme: (value: string) => Promise<void>,
+  load: () => Promise<void>,
+  check: (label: string) => Promise<void>,
+): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
     await setTheme('auto');
@@ -65,7 +88,6 @@ export async function inEveryTheme(
   await setTheme('sepia');
   await load();
   await check('theme cookie sepia');
-  await setTheme('auto');
 }
 
 /**
