@@ -3,6 +3,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify';
 import { BadRequest, HttpError, validationDetails, type ErrorDetails } from './errors.js';
+import { HTTP_URL_FORMAT } from './schemas/values.js';
 
 /**
  * A service's own rules for a body (blank names, both forms of a link, unknown ids): the
@@ -22,9 +23,6 @@ declare module 'fastify' {
     bodyRules?(body: Readonly<Record<string, unknown>>): ErrorDetails;
   }
 }
-
-/** The `format` of URL fields: http and https only (docs/decisions.md, "Validation"). */
-export const HTTP_URL_FORMAT = 'http-url';
 
 /**
  * An absolute http(s) URL, surrounding white space aside (author URLs are trimmed when stored).

@@ -4,7 +4,7 @@
  * Domains build on these; nothing here knows about a particular resource.
  */
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
-import { HTTP_URL_FORMAT } from '../validation.js';
+import { HTTP_URL_FORMAT } from './values.js';
 
 /** A nullable value: DTOs always carry every field, `null` when unset (docs/decisions.md, "Shapes and values"). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -5,9 +5,9 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
+import { READING_STATUSES } from './values.js';
 
-/** The statuses, in the order lists and facets show them (the column's CHECK in src/db/schema.ts). */
-export const READING_STATUSES = ['want-to-read', 'reading', 'on-hold', 'finished', 'abandoned'] as const;
+export { READING_STATUSES };
 export type ReadingStatus = (typeof READING_STATUSES)[number];
 
 /** One status; `Type.Unsafe` keeps the literal union as the static type and a plain enum in the OpenAPI document. */

@@ -8,6 +8,7 @@ import { AuthorDto } from './author.js';
 import { DateTime, Nullable, Rating, Uuid } from './common.js';
 import { READING_STATUSES, ReadingStatus } from './reading-status.js';
 import { TAG_KINDS, TAG_KIND_FIELDS, type TagKind, type TagKindListField } from './tag.js';
+import { FACET_VALUES_MAX } from './values.js';
 
 const Page = Type.Integer({ minimum: 0, default: 0, description: '0-based page number' });
 const Size = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' });
@@ -134,8 +135,7 @@ export function SearchResult<T extends TSchema>(item: T) {
   });
 }
 
-/** Facet values kept per facet, most stories first (Typesense's `max_facet_values`). */
-export const FACET_VALUES_MAX = 20;
+export { FACET_VALUES_MAX };
 
 const FacetName = Type.Object({ name: Type.String(), count: Type.Integer({ minimum: 1 }) });
 const KindFacet = Type.Array(FacetName, { maxItems: FACET_VALUES_MAX, description: 'Most stories first, then by name' });

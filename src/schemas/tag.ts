@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, limitQuery, Nullable, Paged, SearchText, sortedPageQuery, Uuid } from './common.js';
+import { TAG_KINDS } from './values.js';
+
+export { TAG_KINDS };
 
 export const TAG_NAME_MAX = 100;
 
-export const TAG_KINDS = ['fandom', 'relationship', 'character', 'warning', 'category', 'rating', 'freeform'] as const;
 export type TagKind = (typeof TAG_KINDS)[number];
 /** What a tag says of a work at its source (docs/decisions.md, "Tag kinds"); null for the reader's own tags. */
 export const TagKindSchema = Type.Union(TAG_KINDS.map((kind) => Type.Literal(kind)));

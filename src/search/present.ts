@@ -1,6 +1,7 @@
-import { READING_STATUSES, type ReadingStatus } from '../schemas/reading-status.js';
+import type { ReadingStatus } from '../schemas/reading-status.js';
 import type { SearchFacets, StorySearchDto } from '../schemas/search.js';
-import { TAG_KINDS, type TagKind } from '../schemas/tag.js';
+import type { TagKind } from '../schemas/tag.js';
+import { READING_STATUSES, TAG_KINDS } from '../schemas/values.js';
 
 /** A story as phase 2 of a search reads it: the DTO's columns, plus the text for its snippet. */
 export interface StoryHitRow {

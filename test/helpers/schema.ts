@@ -2,7 +2,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { Test } from 'tap';
-import { HTTP_URL_FORMAT, isHttpUrl } from '../../src/validation.js';
+import { HTTP_URL_FORMAT } from '../../src/schemas/values.js';
+import { isHttpUrl } from '../../src/validation.js';
 
 /**
  * The one Ajv that checks response bodies against the TypeBox schemas the routes declare (docs/architecture.md, "Ten habits",

@@ -18,8 +18,9 @@
 import type Database from 'better-sqlite3';
 import { defineStatements, defineStatementShapes } from '../../db/statements.js';
 import type { ReadingStatus } from '../../schemas/reading-status.js';
-import { FACET_VALUES_MAX, type SearchFacets } from '../../schemas/search.js';
-import { TAG_KINDS, type TagKind } from '../../schemas/tag.js';
+import type { SearchFacets } from '../../schemas/search.js';
+import type { TagKind } from '../../schemas/tag.js';
+import { FACET_VALUES_MAX, TAG_KINDS } from '../../schemas/values.js';
 import { isTagKind, kindFacets, sortReadingStatuses } from '../present.js';
 import { isFiltered, matchingSeqs, planParams, type SearchFilter } from './story-plans.js';
 
