@@ -218,9 +218,9 @@ t.setTimeout(0);
  */
 const BATCHES = new Map([
   ['browser', 3],
-  ['routes', 8],
-  ['unit', 8],
-  ['web', 8],
+  ['routes', 16],
+  ['unit', 16],
+  ['web', 16],
 ]);
 // --batch=N: that many files per process in every batched folder (1: every file alone, as `npx tap` runs them).
 const batchOption = option('batch') === undefined ? undefined : wholeNumber('batch', option('batch'));
