@@ -8,7 +8,7 @@ import { expectAccessiblePages, expectNoAxeViolations } from '../helpers/axe.js'
 import { createStory } from '../helpers/factories.js';
 import { fixtureSite, serve } from '../helpers/fixture-site.js';
 
-// The process's one browser (several files share it); each test has its own app and page..
+// The process's one browser (several files share it); each test has its own app and page.
 const browser = await launchBrowser();
 
 const HOSTILE = `<script>alert(1)</script>" onmouseover="alert(1)<img src=x onerror=alert(1)>`;
