@@ -51,11 +51,12 @@ import { figures, load, loadTogether, type Draw, type DrawnRequest, type Run } f
 import { readThrough } from './bench/page-cache.js';
 import { pick } from './bench/pools.js';
 import { probeLibrary, type LibraryPools } from './bench/probe.js';
-import { CREATED_TITLE, scenarios, type MixedScenario, type Scenario } from './bench/scenarios.js';
+import { CREATED_TITLE, createBodies, scenarios, type MixedScenario, type Scenario } from './bench/scenarios.js';
 import { checkRecall, type RecallResult } from './bench/recall.js';
 import { pageWeights, type PageWeights } from './bench/page-weights.js';
 import { checkTarget, int, kib, markdown, ms, targetLines, type MixedResult, type Report, type ScenarioResult } from './bench/report.js';
 import { measureSustained, type SustainedResult } from './bench/sustained.js';
+import { probeSpeed, type SpeedProbeResult } from './bench/speed-probe.js';
 import { ensureLongWorks } from './bench/long-works.js';
 import { timeEpubImport, type EpubImportResult } from './bench/epub-import.js';
 
@@ -446,13 +447,22 @@ async function main(): Promise<void> {
       epubImport = await timeEpubImport(server.origin, token, pools.hundredChapterWork, EPUB_IMPORT_RUNS);
       console.log(`  import-epub      ${epubImport.chapters} chapters, ${kib(epubImport.bytes)}: ${epubImport.totalMs.map((value) => `${int(value)} ms`).join(', ')}`);
     }
+    const create = set.api.find((scenario) => scenario.id === 'create');
+    let speedProbe: SpeedProbeResult | undefined;
+    if (creates.length > 0 || (selected('create-sustained') && create !== undefined)) {
+      // Timed with the server idle, right before the creates: the machine's speed drifts within an hour.
+      await settle(server);
+      speedProbe = probeSpeed(createBodies(pools));
+      console.log(
+        `  speed probe      ${ms(speedProbe.medianCpuMs)} ms of CPU per unit (runs ${speedProbe.cpuMsPerUnit.map(ms).join(', ')}; wall ${speedProbe.wallMsPerUnit.map(ms).join(', ')})`,
+      );
+    }
     for (const scenario of creates) {
       warm();
       results.push(await measure(server, ceiling!, scenario, token, samples.get(scenario.id)!));
       logResult(results[results.length - 1]!);
     }
     let sustained: SustainedResult | undefined;
-    const create = set.api.find((scenario) => scenario.id === 'create');
     if (selected('create-sustained') && create !== undefined) {
       warm();
       await settle(server);
@@ -499,8 +509,9 @@ async function main(): Promise<void> {
       ...(weights === undefined ? {} : { weights }),
       ...(sustained === undefined ? {} : { sustained }),
       ...(epubImport === undefined ? {} : { epubImport }),
+      ...(speedProbe === undefined ? {} : { speedProbe }),
       targets: [
-        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall, sustained, epubImport),
+        ...targetLines(results, mixed, weights, peakRss, firstAnswerMs, recall, sustained, epubImport, speedProbe),
         ...(weightsError === undefined ? [] : [{ name: 'page weights: every page answers 200', target: 'all 14 pages', measured: weightsError, met: false }]),
       ],
     };

@@ -9,10 +9,11 @@ import { foldWord } from '../../src/search/text/words.js';
 import { prng, seedLibrary, SyntheticLibrary } from '../../scripts/lib/synthetic-library.js';
 import { BANDS, EDIT_KINDS, misspell, misspellings, PageDraw, suggestionPrefixes, wordBands, type TermDocs } from '../../scripts/bench/pools.js';
 import { probeLibrary, type LibraryPools } from '../../scripts/bench/probe.js';
-import { interleave, scenarios } from '../../scripts/bench/scenarios.js';
+import { createBodies, interleave, scenarios } from '../../scripts/bench/scenarios.js';
 import { recallFound } from '../../scripts/bench/recall.js';
 import { checkTarget, targetLines } from '../../scripts/bench/report.js';
 import { slowestWindow } from '../../scripts/bench/sustained.js';
+import { probeSpeed } from '../../scripts/bench/speed-probe.js';
 import type { Figures } from '../../scripts/bench/load.js';
 import { tempDataDir } from '../helpers/app.js';
 import { ImageStore, imagesFolderOf } from '../../src/images/store.js';
@@ -272,4 +273,30 @@ t.test('sustained creates are read by their slowest 5 s, so a periodic stall mis
   t.same([line?.measured, line?.met], ['150 req/s', false]);
   const steady = targetLines([], undefined, undefined, 200, 800, undefined, { ...result, slowestWindow: 320 }).find((item) => item.name.includes('slowest'));
   t.equal(steady?.met, true);
+});
+
+t.test('the speed probe does real work and the create line reads server CPU in its units, which a faster or slower machine does not move', async (t) => {
+  const bodies = createBodies({ authors: [{ name: 'An Author', stories: 1 }], tags: [{ name: 'Angst', stories: 1 }] } as unknown as LibraryPools).slice(0, 4);
+  // probeSpeed throws when a run's index does not answer a word of the first body.
+  const probe = probeSpeed(bodies, { units: 12, runs: 3 });
+  t.equal(probe.cpuMsPerUnit.length, 3);
+  t.ok(probe.cpuMsPerUnit.every((value) => Number.isFinite(value) && value > 0), 'every run took CPU');
+  t.ok(probe.wallMsPerUnit.every((value) => Number.isFinite(value) && value > 0), 'and time');
+  t.equal(probe.medianCpuMs, [...probe.cpuMsPerUnit].sort((a, b) => a - b)[1], 'the median run is the figure');
+  t.throws(() => probeSpeed([]), RangeError);
+
+  const create = (cpuMs: number) => {
+    const figures: Figures = { requestsPerSecond: 170, p50: 50, p99: 170, cpuMsPerRequest: cpuMs, requests: 1000, meanBytes: 30_000, unexpected: 0 };
+    return { id: 'create', label: 'create a story', pool: '', poolSize: 64, ceilingSample: 48, real: figures, ceiling: figures, single: figures, ratio: 0.04, peakRssMiB: 200 };
+  };
+  const unitsLine = (cpuMs: number, probeMs: number) =>
+    targetLines([create(cpuMs)], undefined, undefined, 200, 800, undefined, undefined, undefined, { units: 320, cpuMsPerUnit: [probeMs], wallMsPerUnit: [probeMs], medianCpuMs: probeMs }).find(
+      (line) => line.name.includes('speed-probe units'),
+    );
+  // The same tree on a machine twice as slow: both figures double, the line reads the same.
+  t.same([unitsLine(7, 2.5)?.measured, unitsLine(7, 2.5)?.met], ['2.80', true]);
+  t.same([unitsLine(14, 5)?.measured, unitsLine(14, 5)?.met], ['2.80', true]);
+  // A create path 60 % costlier on the same machine misses.
+  t.same([unitsLine(11.2, 2.5)?.measured, unitsLine(11.2, 2.5)?.met], ['4.48', false]);
+  t.equal(targetLines([create(7)], undefined, undefined, 200, 800).find((line) => line.name.includes('speed-probe units')), undefined, 'no probe, no line');
 });
