@@ -51,7 +51,7 @@ import { figures, load, loadTogether, type Draw, type DrawnRequest, type Run } f
 import { readThrough } from './bench/page-cache.js';
 import { pick } from './bench/pools.js';
 import { probeLibrary, type LibraryPools } from './bench/probe.js';
-import { CREATED_TITLE, createBodies, scenarios, type MixedScenario, type Scenario } from './bench/scenarios.js';
+import { CREATED_TITLE, scenarios, type MixedScenario, type Scenario } from './bench/scenarios.js';
 import { checkRecall, type RecallResult } from './bench/recall.js';
 import { pageWeights, type PageWeights } from './bench/page-weights.js';
 import { checkTarget, int, kib, markdown, ms, targetLines, type MixedResult, type Report, type ScenarioResult } from './bench/report.js';
@@ -452,7 +452,7 @@ async function main(): Promise<void> {
     if (creates.length > 0 || (selected('create-sustained') && create !== undefined)) {
       // Timed with the server idle, right before the creates: the machine's speed drifts within an hour.
       await settle(server);
-      speedProbe = probeSpeed(createBodies(pools));
+      speedProbe = probeSpeed(set.createBodies);
       console.log(
         `  speed probe      ${ms(speedProbe.medianCpuMs)} ms of CPU per unit (runs ${speedProbe.cpuMsPerUnit.map(ms).join(', ')}; wall ${speedProbe.wallMsPerUnit.map(ms).join(', ')})`,
       );

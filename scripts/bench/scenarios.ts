@@ -88,6 +88,8 @@ export interface ScenarioSet {
   api: Scenario[];
   mixed: MixedScenario;
   typos: Misspelling[];
+  /** The create scenario's bodies, for the speed probe that runs before it (./speed-probe.ts). */
+  createBodies: string[];
 }
 
 export function scenarios(pools: LibraryPools): ScenarioSet {
@@ -400,7 +402,7 @@ export function scenarios(pools: LibraryPools): ScenarioSet {
     connectionsEach: 5,
     target: { kind: 'p99', maxMs: 10 },
   };
-  return { api, mixed, typos };
+  return { api, mixed, typos, createBodies: bodies };
 }
 
 /** The lists' items taken in turn (a, b, c, a, b, c, ...), so a prefix pool cut short still holds every band. */

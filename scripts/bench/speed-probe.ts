@@ -40,8 +40,11 @@ const cpuMs = () => {
   return (usage.user + usage.system) / 1000;
 };
 
-/** One run of `units` units over `bodies` (JSON create bodies with a `contentHtml`), in a fresh database under `dir`. */
-function run(dir: string, bodies: readonly string[], units: number): { cpu: number; wall: number; indexed: number; answerBytes: number } {
+/**
+ * One run of `units` units over `bodies` (JSON create bodies with a `contentHtml`), in a fresh
+ * database under `dir`; `word` (of the first body) counts the documents its index answers.
+ */
+function run(dir: string, bodies: readonly string[], units: number, word: string): { cpu: number; wall: number; indexed: number; answerBytes: number } {
   const file = path.join(dir, `probe-${process.hrtime.bigint()}.db`);
   const db = new Database(file);
   try {
@@ -70,7 +73,7 @@ function run(dir: string, bodies: readonly string[], units: number): { cpu: numb
     }
     const cpu = (cpuMs() - cpu0) / units;
     const wall = (performance.now() - wall0) / units;
-    const indexed = db.prepare(`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'body:' || ?`).pluck().get(firstWord(bodies[0]!)) as number;
+    const indexed = db.prepare(`SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'body:' || ?`).pluck().get(word) as number;
     return { cpu, wall, indexed, answerBytes };
   } finally {
     db.close();
@@ -92,11 +95,12 @@ export function probeSpeed(bodies: readonly string[], { units = 320, runs = 5 }:
   if (bodies.length === 0) throw new RangeError('The speed probe needs at least one body');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storyshelf-probe-'));
   try {
-    run(dir, bodies, Math.min(units, 64));
+    const word = firstWord(bodies[0]!);
+    run(dir, bodies, Math.min(units, 64), word);
     const cpu: number[] = [];
     const wall: number[] = [];
     for (let i = 0; i < runs; i += 1) {
-      const result = run(dir, bodies, units);
+      const result = run(dir, bodies, units, word);
       if (result.indexed === 0 || result.answerBytes === 0) throw new Error('The speed probe indexed or answered nothing: its figure would mean nothing');
       cpu.push(result.cpu);
       wall.push(result.wall);

@@ -61,33 +61,24 @@ export async function inEveryTheme(
   // again after each load: docs/performance.md, "axe with the page".
   const { identifier } = await page.evaluateOnNewDocument(axeScript());
   try {
-    await eachTheme(page, setTheme, load, check);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      await setTheme('auto');
+      await load();
+      await check(`system ${scheme}`);
+      await setTheme(scheme);
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme === 'light' ? 'dark' : 'light' }]);
+      await load();
+      await check(`theme cookie ${scheme} (system ${scheme === 'light' ? 'dark' : 'light'})`);
+    }
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await setTheme('sepia');
+    await load();
+    await check('theme cookie sepia');
   } finally {
     await page.removeScriptToEvaluateOnNewDocument(identifier);
   }
   await setTheme('auto');
-}
-
-async function eachTheme(
-  page: Page,
-  setTheme: (value: string) => Promise<void>,
-  load: () => Promise<void>,
-  check: (label: string) => Promise<void>,
-): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
-    await setTheme('auto');
-    await load();
-    await check(`system ${scheme}`);
-    await setTheme(scheme);
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme === 'light' ? 'dark' : 'light' }]);
-    await load();
-    await check(`theme cookie ${scheme} (system ${scheme === 'light' ? 'dark' : 'light'})`);
-  }
-  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
-  await setTheme('sepia');
-  await load();
-  await check('theme cookie sepia');
 }
 
 /**
