@@ -11,7 +11,7 @@ import { startFakeTypesense } from '../helpers/fake-typesense/index.js';
 import { buildTypesenseApp, drained, waitFor } from '../helpers/fake-typesense/app.js';
 import { StorySearchResult } from '../../src/schemas/search.js';
 import { EmbeddedSearchEngine } from '../../src/search/embedded/engine.js';
-import { REFRESH_DEFER_MAX_MS, REFRESH_QUIET_MS, termCount, termsRefreshDue } from '../../src/search/embedded/terms.js';
+import { newestStoryTermsMissing, REFRESH_DEFER_MAX_MS, REFRESH_QUIET_MS, termCount, termsRefreshDue } from '../../src/search/embedded/terms.js';
 import { matchesSchema } from '../helpers/schema.js';
 
 interface Result {
@@ -201,4 +201,25 @@ t.test('embedded: the refresh walks the vocabulary in chunks, and start-up fills
   // Nobody asks for a refresh here: the reindex starts one in the background.
   await waitFor(() => termCount(ctx.app.db) === all.length, 'the refresh after the reindex', 10_000);
   t.equal(termCount(ctx.app.db), all.length, 'a reindex refreshes the terms after it');
+});
+
+t.test('embedded: start-up refreshes the terms when the story written last has body words that are not terms (written before a restart, or by another process)', async (t) => {
+  const ctx = await buildTestApp(t);
+  const terms = (word: string) => ctx.app.db.$client.prepare('SELECT docs FROM search_terms WHERE term = ?').pluck().get(word);
+  await createStory(ctx, { title: 'Orchard', contentHtml: '<p>Quinces ripen in October.</p>' });
+  await (ctx.app.searchEngine as EmbeddedSearchEngine).refreshTerms();
+  t.notOk(newestStoryTermsMissing(ctx.app.db), 'after a refresh the newest story holds no unknown word');
+  // Written, and the process "restarts" before writes paused for the quiet refresh.
+  await createStory(ctx, { title: 'Pantry', contentHtml: '<p>Toast with marmalade.</p>' });
+  t.equal(terms('marmalade'), undefined, 'the body word waits for a refresh');
+  t.ok(newestStoryTermsMissing(ctx.app.db), 'the newest story names a word that is not a term');
+  t.notOk(termsRefreshDue(ctx.app.db), 'the count of writes alone does not call for one now');
+
+  const engine = new EmbeddedSearchEngine(ctx.app.db, undefined, undefined, { termsCheckMs: 60_000 });
+  t.teardown(() => engine.close());
+  engine.start();
+  await waitFor(() => terms('marmalade') === 1, 'the refresh started by start-up', 10_000);
+  t.equal(terms('marmalade'), 1, 'start-up brought the body word');
+  t.equal(terms('quinces'), 1, 'and kept the earlier ones');
+  t.notOk(newestStoryTermsMissing(ctx.app.db), 'nothing is missing any more');
 });

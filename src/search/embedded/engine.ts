@@ -26,7 +26,7 @@ import { embeddedReads, type EmbeddedReads } from './reads.js';
 import { emptyStoryPage } from './stories.js';
 import { rebuildProgress, rebuildSearchIndex } from './rebuild.js';
 import { searchPoolError } from './search-pool.js';
-import { refreshSearchTerms, termsRefreshDue } from './terms.js';
+import { newestStoryTermsMissing, refreshSearchTerms, termsRefreshDue } from './terms.js';
 
 export interface EmbeddedEngineOptions {
   /** How often {@link EmbeddedSearchEngine.start}'s timer asks whether `search_terms` needs a refresh. */
@@ -61,11 +61,12 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   /**
    * Background upkeep of the typo-correction vocabulary (./terms.ts): a refresh now when it is
-   * due (an empty table in a library with stories), then a check every minute.
+   * due (an empty table in a library with stories) or the story written last has body words that
+   * are not terms (written by another process, or before a restart), then a check every minute.
    */
   start(): void {
     if (this.stopping) return;
-    this.refreshTermsIfDue();
+    this.refreshTermsIfDue(true);
     this.termsTimer = setInterval(() => this.refreshTermsIfDue(), this.options.termsCheckMs ?? TERMS_CHECK_MS);
     this.termsTimer.unref();
   }
@@ -102,10 +103,10 @@ export class EmbeddedSearchEngine implements SearchEngine {
     return this.termsRefresh;
   }
 
-  private refreshTermsIfDue(): void {
+  private refreshTermsIfDue(starting = false): void {
     if (this.stopping || this.termsRefresh !== undefined) return;
     try {
-      if (termsRefreshDue(this.db)) void this.refreshTerms();
+      if (termsRefreshDue(this.db) || (starting && newestStoryTermsMissing(this.db))) void this.refreshTerms();
     } catch (error) {
       this.log?.error({ err: error }, 'search terms check failed');
     }
