@@ -148,7 +148,10 @@ export function newestStoryTermsMissing(db: Db): boolean {
   const s = statementsFor(sqliteClient(db));
   const text = s.newestText.get();
   if (text === undefined || text === null) return false;
-  const words = [...new Set(foldedWords(text))].filter(correctable);
+  const folded = foldedWords(text);
+  // A sample cut at its limit may end inside a word, whose head is no term of any refresh.
+  if (text.length >= NEWEST_SAMPLE_CHARS) folded.pop();
+  const words = [...new Set(folded)].filter(correctable);
   return words.length > 0 && s.anyMissing.get(JSON.stringify(words)) !== undefined;
 }
 
